@@ -1,0 +1,21 @@
+"""opendp_duff: composable differential privacy, with the Duff exponential mechanism
+and smooth-sensitivity noise.
+
+>>> import opendp_duff as dp
+>>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+>>> count = space >> dp.t.then_count() >> dp.m.then_laplace(scale=1.0)
+>>> count.map(1)
+1.0
+"""
+from . import c, m, samplers, t
+from .combinators import binary_search_param
+from .core import Measurement, PartialConstructor, Transformation
+from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
+from .errors import (ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
+                     MeasureMismatch, MetricMismatch)
+from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
+                       smoothed_max_divergence, zero_concentrated_divergence)
+from .metrics import (absolute_distance, change_one_distance, inf_difference_distance,
+                      l1_distance, l2_distance, linf_distance, symmetric_distance)
+
+__version__ = "0.1.0"

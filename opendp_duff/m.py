@@ -1,0 +1,3 @@
+"""``dp.m``: measurements."""
+from .measurements import *  # noqa: F401,F403
+from .measurements import __all__  # noqa: F401

@@ -1,0 +1,38 @@
+"""Checks shared by the noise-adding measurements."""
+import numpy as np
+
+from .. import _validate as v
+from ..domains import AtomDomain, VectorDomain
+from ..errors import MakeError
+
+MAX = np.finfo(np.float64).max
+
+
+def float_space(input_domain, input_metric, atom_metric, vector_metric):
+    """Accept an atom domain with ``atom_metric(T)`` or a vector one with ``vector_metric(T)``,
+    for T float or int; the release is always float."""
+    if isinstance(input_domain, AtomDomain):
+        elem, metric = input_domain, atom_metric
+    elif isinstance(input_domain, VectorDomain):
+        elem, metric = input_domain.element_domain, vector_metric
+    else:
+        raise v.MakeTypeError(f"input_domain ({input_domain!r}) must be an AtomDomain or VectorDomain")
+    if elem.nan:
+        raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")
+    expected = metric(elem.T)
+    if input_metric != expected:
+        raise MakeError(f"input_metric ({input_metric!r}) must be {expected!r} for {input_domain!r}")
+    return isinstance(input_domain, VectorDomain)
+
+
+def add_noise(x, noise, is_vector):
+    """x + noise without NaN: the noise is clipped to the finite floats first, so an
+    infinite input stays infinite and an overflowing sum becomes +-inf, never NaN."""
+    noise = np.clip(noise, -MAX, MAX)
+    if is_vector:
+        return np.asarray(x, dtype=np.float64).reshape(-1) + noise
+    return float(x) + float(noise)
+
+
+def noise_size(x, is_vector):
+    return np.asarray(x).reshape(-1).shape if is_vector else None
