@@ -1,5 +1,19 @@
-"""Measurements: randomised functions with privacy maps."""
-from .gaussian import make_gaussian, then_gaussian
-from .laplace import make_laplace, then_laplace
+"""Measurements: randomised functions with privacy maps.
 
-__all__ = ["make_laplace", "then_laplace", "make_gaussian", "then_gaussian"]
+Each module defines ``__all__``; its public names are re-exported here and in ``dp.m``.
+"""
+import sys as _sys
+
+from .gaussian import *  # noqa: F401,F403
+from .laplace import *  # noqa: F401,F403
+
+
+def _exports():
+    names = []
+    for mod_name, mod in list(_sys.modules.items()):
+        if mod_name.startswith(__name__ + ".") and mod is not None:
+            names += getattr(mod, "__all__", [])
+    return sorted(set(names))
+
+
+__all__ = _exports()

@@ -37,3 +37,5 @@ def make_gaussian(input_domain, input_metric, scale):
 
 
 then_gaussian = then(make_gaussian)
+
+__all__ = ["make_gaussian", "then_gaussian"]

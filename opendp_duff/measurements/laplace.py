@@ -38,3 +38,5 @@ def make_laplace(input_domain, input_metric, scale):
 
 
 then_laplace = then(make_laplace)
+
+__all__ = ["make_laplace", "then_laplace"]

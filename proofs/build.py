@@ -1,0 +1,45 @@
+"""Build every proof document under proofs/ into a PDF.
+
+    python proofs/build.py            # all documents
+    python proofs/build.py FILE.tex   # some
+
+Each document is compiled with latexmk in its own folder with ``lib.sty`` on
+TEXINPUTS.  PDFs land beside their sources (ignored by git).  The exit code is
+non-zero when any document fails; the failing log tail is printed.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def documents():
+    return sorted(p for p in HERE.rglob("*.tex") if "_build" not in p.parts)
+
+
+def build(tex):
+    env = dict(os.environ, TEXINPUTS=f"{HERE}{os.pathsep}")
+    cmd = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-quiet", tex.name]
+    res = subprocess.run(cmd, cwd=tex.parent, env=env, capture_output=True, text=True)
+    return tex, res.returncode, (res.stdout + res.stderr)[-3000:]
+
+
+def main(argv):
+    texs = [pathlib.Path(a).resolve() for a in argv] or documents()
+    failed = 0
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for tex, code, log in pool.map(build, texs):
+            rel = tex.relative_to(HERE)
+            print(("ok    " if code == 0 else "FAIL  ") + str(rel), flush=True)
+            if code:
+                failed += 1
+                print(log)
+    print(f"{len(texs) - failed} built, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
