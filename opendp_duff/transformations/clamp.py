@@ -32,3 +32,5 @@ def make_clamp(input_domain, input_metric, bounds):
 
 
 then_clamp = then(make_clamp)
+
+__all__ = ["make_clamp", "then_clamp"]

@@ -25,3 +25,5 @@ def make_count(input_domain, input_metric):
 
 
 then_count = then(make_count)
+
+__all__ = ["make_count", "then_count"]

@@ -29,3 +29,5 @@ def make_sort(input_domain, input_metric):
 
 
 then_sort = then(make_sort)
+
+__all__ = ["make_sort", "then_sort"]

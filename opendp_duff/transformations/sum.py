@@ -63,3 +63,5 @@ def make_sum(input_domain, input_metric):
 
 
 then_sum = then(make_sum)
+
+__all__ = ["make_sum", "then_sum"]
