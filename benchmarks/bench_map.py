@@ -1,0 +1,35 @@
+"""Cost of ``map`` on a five-step chain (target: under 50 microseconds).
+
+Prints the absolute time per call and, as a same-process baseline, the ratio to
+one ``fractions.Fraction`` division (the unit of work an outward-rounded map
+is built from).
+
+    python benchmarks/bench_map.py
+"""
+import timeit
+from fractions import Fraction
+
+import opendp_duff as dp
+
+
+def five_step_chain():
+    space = dp.vector_domain(dp.atom_domain(T=float), size=1000), dp.symmetric_distance()
+    return (space >> dp.t.then_clamp(bounds=(0.0, 1.0)) >> dp.t.then_sort()
+            >> dp.t.then_clamp(bounds=(0.0, 0.5)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=2.0))
+
+
+def per_call(fn, number):
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+
+
+def main():
+    chain = five_step_chain()
+    t_map = per_call(lambda: chain.map(2), 20_000)
+    a, b = Fraction(0.3), Fraction(0.7)
+    t_frac = per_call(lambda: a / b, 200_000)
+    print(f"map on a 5-step chain: {t_map * 1e6:.2f} us per call (target < 50 us)")
+    print(f"ratio to one Fraction division: {t_map / t_frac:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

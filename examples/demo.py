@@ -1,0 +1,33 @@
+"""The README's main job: a private release on the embedded wages dataset.
+
+Prints the release, what it costs (``map(1)``: epsilon for one person added or
+removed) and where its proof is.
+"""
+import pathlib
+
+import opendp_duff as dp
+from opendp_duff.data import load_wages
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def main():
+    wages = load_wages()
+    space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    bounds = (0.0, 200.0)      # public: chosen without looking at the data
+
+    # The private median: clamp >> sort >> Duff exponential mechanism, epsilon = 1.
+    median = (space >> dp.t.then_clamp(bounds=bounds) >> dp.t.then_sort()
+              >> dp.m.then_duff_median(scale=2.0))
+    print(f"private median wage : {median(wages):8.2f}   (epsilon = map(1) = {median.map(1)})")
+    print(f"  proof             : {ROOT / 'proofs/measurements/duff/make_duff_median.tex'}")
+
+    # A private count with the Laplace mechanism, epsilon = 0.5.
+    count = space >> dp.t.then_count() >> dp.m.then_laplace(scale=2.0)
+    print(f"private count       : {count(wages):8.1f}   (epsilon = map(1) = {count.map(1)})")
+    print(f"  proof             : {ROOT / 'proofs/measurements/laplace/make_laplace.tex'}")
+    print(f"total epsilon spent : {median.map(1) + count.map(1)}")
+
+
+if __name__ == "__main__":
+    main()
