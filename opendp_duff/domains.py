@@ -11,9 +11,14 @@ from .errors import MakeError, MakeTypeError
 __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
 
 
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
 @attrs.frozen(repr=False)
 class AtomDomain:
     """Single values of type ``T`` (float or int), optionally within closed ``bounds``.
+
+    Integers are 64-bit: T=int holds the integers in [-2^63, 2^63 - 1].
 
     A float domain without bounds holds every float except NaN (unless
     ``nan=True``); infinities are members.
@@ -39,7 +44,7 @@ class AtomDomain:
         if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
             return False
         if self.T is int:
-            if not isinstance(x, numbers.Integral):
+            if not isinstance(x, numbers.Integral) or not INT64_MIN <= x <= INT64_MAX:
                 return False
         elif math.isnan(x):
             return self.nan
@@ -51,6 +56,8 @@ class AtomDomain:
         """Vectorised :meth:`member` on a numpy array (used by vector domains)."""
         if self.T is int:
             if arr.dtype.kind not in "iu":
+                return False
+            if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
                 return False
         elif arr.dtype.kind not in "fiu":
             return False

@@ -26,7 +26,7 @@ class _Metric:
 
 @attrs.frozen
 class SymmetricDistance(_Metric):
-    """|multiset difference|: the number of records added or removed (Duff, Definition 6)."""
+    """|multiset symmetric difference|: the number of records added or removed (Duff, Definition 6)."""
 
     distance_type = int
 
@@ -34,7 +34,8 @@ class SymmetricDistance(_Metric):
 @attrs.frozen
 class ChangeOneDistance(_Metric):
     """The number of records substituted, between datasets of the same public size n
-    (Bun & Steinke).  Datasets of different sizes are at infinite distance."""
+    (Bun & Steinke), comparing datasets as multisets: the fewest substitutions that turn
+    one multiset into the other.  Datasets of different sizes are at infinite distance."""
 
     distance_type = int
 

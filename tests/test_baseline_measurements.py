@@ -95,3 +95,21 @@ def test_int_input_from_count():
     assert meas.map(1) == 0.5
     with seeded_rng_for_tests(3):
         assert isinstance(meas([1, 2, 3]), float)
+
+
+def test_infinite_scale_release_ignores_the_input():
+    with seeded_rng_for_tests(4):
+        a = [laplace(math.inf)(x) for x in (0.0, 1e300, -1e308)]
+    with seeded_rng_for_tests(4):
+        b = [laplace(math.inf)(0.0) for _ in range(3)]
+    assert a == b and all(abs(y) == 1.7976931348623157e308 for y in a)
+
+
+def test_unbounded_or_huge_integer_domains_are_refused():
+    # beyond 2^53 the conversion to float would stretch distances
+    with pytest.raises(ValueError, match="2\\^53"):
+        dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=1.0)
+    with pytest.raises(ValueError, match="2\\^53"):
+        dp.m.make_gaussian(dp.atom_domain(T=int, bounds=(0, 2 ** 60)), dp.absolute_distance(T=int), scale=1.0)
+    m = dp.m.make_laplace(dp.atom_domain(T=int, bounds=(0, 100)), dp.absolute_distance(T=int), scale=1.0)
+    assert m.map(1) == 1.0

@@ -125,3 +125,14 @@ def test_metric_equality_and_flags():
     assert dp.absolute_distance(T=int) != dp.absolute_distance(T=float)
     with pytest.raises(TypeError, match="monotonic"):
         dp.linf_distance(monotonic=1)
+
+
+def test_int_domains_are_64_bit():
+    ints = dp.atom_domain(T=int)
+    assert ints.member(2 ** 63 - 1) and not ints.member(2 ** 63) and not ints.member(-2 ** 63 - 1)
+    vec = dp.vector_domain(ints)
+    assert not vec.member([2 ** 70, 1])
+    assert not vec.member(np.array([2 ** 64 - 1], dtype=np.uint64))
+    assert vec.member(np.array([5], dtype=np.uint64))
+    t = dp.t.make_sort(vec, dp.symmetric_distance())
+    assert t([2 ** 62, 1]).tolist() == [1, 2 ** 62]

@@ -19,16 +19,23 @@ def float_space(input_domain, input_metric, atom_metric, vector_metric):
         raise v.MakeTypeError(f"input_domain ({input_domain!r}) must be an AtomDomain or VectorDomain")
     if elem.nan:
         raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")
+    if elem.T is int and (elem.bounds is None or max(map(abs, elem.bounds)) > 2 ** 53):
+        # beyond 2^53 the conversion to float can stretch distances, which the map ignores
+        raise MakeError(f"input_domain ({input_domain!r}): integer inputs must be bounded "
+                        "within [-2^53, 2^53] so that they convert to floats exactly")
     expected = metric(elem.T)
     if input_metric != expected:
         raise MakeError(f"input_metric ({input_metric!r}) must be {expected!r} for {input_domain!r}")
     return isinstance(input_domain, VectorDomain)
 
 
-def add_noise(x, noise, is_vector):
+def add_noise(x, noise, is_vector, scale=None):
     """x + noise without NaN: the noise is clipped to the finite floats first, so an
-    infinite input stays infinite and an overflowing sum becomes +-inf, never NaN."""
+    infinite input stays infinite and an overflowing sum becomes +-inf, never NaN.
+    With an infinite scale the release is the noise alone: it must not depend on x."""
     noise = np.clip(noise, -MAX, MAX)
+    if scale == np.inf:
+        return noise if is_vector else float(noise)
     if is_vector:
         return np.asarray(x, dtype=np.float64).reshape(-1) + noise
     return float(x) + float(noise)

@@ -31,7 +31,7 @@ def make_gaussian(input_domain, input_metric, scale):
         return ar.INF if ratio == ar.INF else ar.up(ar.Q(ratio) ** 2 / 2)
 
     def function(x):
-        return add_noise(x, scale * standard_normal(noise_size(x, is_vector)), is_vector)
+        return add_noise(x, scale * standard_normal(noise_size(x, is_vector)), is_vector, scale)
 
     return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map)
 

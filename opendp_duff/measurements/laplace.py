@@ -31,7 +31,7 @@ def make_laplace(input_domain, input_metric, scale):
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
 
     def function(x):
-        return add_noise(x, scale * standard_laplace(noise_size(x, is_vector)), is_vector)
+        return add_noise(x, scale * standard_laplace(noise_size(x, is_vector)), is_vector, scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function,
                        lambda d_in: ar.div_up(d_in, scale))

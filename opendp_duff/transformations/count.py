@@ -20,7 +20,10 @@ def make_count(input_domain, input_metric):
     """
     dataset_space(input_domain, input_metric)
     zero = isinstance(input_metric, ChangeOneDistance)
-    return Transformation(input_domain, AtomDomain(int), input_metric, AbsoluteDistance(int),
+    # A count is a length, so it lies in [0, 2^53]: no Python sequence can be longer, and
+    # the bound lets noise mechanisms convert it to a float exactly.
+    out = AtomDomain(int, (0, 2 ** 53), False)
+    return Transformation(input_domain, out, input_metric, AbsoluteDistance(int),
                           len, (lambda d: 0) if zero else (lambda d: d))
 
 
