@@ -2,18 +2,14 @@
 
 Each module defines ``__all__``; its public names are re-exported here and in ``dp.m``.
 """
-import sys as _sys
-
+from .._exports import collect as _collect
 from .gaussian import *  # noqa: F401,F403
 from .laplace import *  # noqa: F401,F403
+from .duff import *  # noqa: F401,F403
+from .duff_mean import *  # noqa: F401,F403
+from .smooth_sensitivity import *  # noqa: F401,F403
+from .noisy_max import *  # noqa: F401,F403
+from .duff_mode import *  # noqa: F401,F403
 
 
-def _exports():
-    names = []
-    for mod_name, mod in list(_sys.modules.items()):
-        if mod_name.startswith(__name__ + ".") and mod is not None:
-            names += getattr(mod, "__all__", [])
-    return sorted(set(names))
-
-
-__all__ = _exports()
+__all__ = _collect(__name__)

@@ -1,0 +1,293 @@
+"""The Duff utility of a dataset as an inspectable step function.
+
+Gillenwater & Muñoz Medina, *Duff* (file 000), Definition 8: for a statistic T,
+
+    u(x, S) = -min { d(S, S') : T(S') = x },
+
+where d counts records added or removed.  :func:`duff_utility` returns u as a
+:class:`StepFunction` for the median, any quantile, the mean and the mode.
+
+Quantile convention (this module, ``make_duff_quantile`` and ``make_duff_median``):
+for alpha in (0, 1) and a multiset of m >= 1 records, T is the order statistic
+of rank ceil(alpha m) (1-based), so alpha = 1/2 is the *lower* median for even
+m, as in the paper (§4.1).  The empty dataset has no quantile; one addition
+makes any x the statistic, so u(x, ∅) = -1 everywhere.
+
+Closed form (proved in ``proofs/measurements/duff/make_duff_quantile.tex``).
+For a point x let p, e, q count the records below, equal to and above x, and
+n = p + e + q.  With e >= 1, x is the statistic iff p < alpha n <= p + e.
+Otherwise the cheapest edits move one of phi = p - alpha n or psi = p + e - alpha n
+into place by steps of alpha or 1 - alpha:
+
+* x above the statistic (phi >= 0): -u = the least K with
+  K alpha + min(K, p) max(0, 1 - 2 alpha) > phi
+  (add copies of x or records above it: alpha each; remove records below: 1 - alpha each, at most p);
+* x below the statistic (psi < 0): -u = the least K with
+  K (1 - alpha) + min(K, q) max(0, 2 alpha - 1) >= -psi
+  (add copies of x or records below: 1 - alpha each; remove records above: alpha each, at most q).
+
+A point x that is not a record (e = 0) first needs one copy of itself:
+-u(x) = 1 + (the formula for counts (p, 1, q)).  Between consecutive records the
+counts are constant, so u is a step function; on the gap with j records below,
+the level is -(1 + K(j, 1, n - j)).
+
+Exactness: alpha is read as an exact fraction (:func:`alpha_fraction`: a float means
+the decimal it prints as, so 0.1 is 1/10) and then replaced by the smallest fraction P/Q >= alpha
+with Q <= 2n + 2.  Every dataset the minimum visits has at most 2n + 1 records,
+and ceil(alpha m) = ceil(P m / Q) for all m <= 2n + 2 because no fraction with
+denominator <= 2n + 2 lies in [alpha, P/Q).  All level arithmetic is then exact
+integer arithmetic.
+"""
+import math
+from fractions import Fraction
+
+import attrs
+import numpy as np
+
+from . import _validate as v
+from .errors import MakeError
+
+__all__ = ["duff_utility", "StepFunction", "alpha_fraction", "quantile_rational", "quantile_costs",
+           "quantile_gap_levels", "quantile_step_function"]
+
+
+# --------------------------------------------------------------------------- step function
+def _frozen_array(a, dtype=None):
+    a = np.array(a, dtype=dtype).reshape(-1)
+    a.setflags(write=False)
+    return a
+
+
+@attrs.frozen(eq=False, repr=False)
+class StepFunction:
+    """u(x) = max { levels[i] : left[i] <= x <= right[i] } (``-inf`` outside every piece).
+
+    Pieces are closed intervals sorted by ``left`` whose interiors are disjoint;
+    zero-width pieces record the value at single points (a record, the mean,
+    a mode candidate).  Over Lebesgue measure only positive-width pieces matter:
+    the exponential mechanism's density is exp(u(x) / scale) / Z on them.
+    """
+
+    left: np.ndarray = attrs.field(converter=_frozen_array)
+    right: np.ndarray = attrs.field(converter=_frozen_array)
+    levels: np.ndarray = attrs.field(converter=lambda a: _frozen_array(a, np.int64))
+
+    def __attrs_post_init__(self):
+        if not (self.left.size == self.right.size == self.levels.size):
+            raise ValueError("left, right and levels must have equal lengths")
+
+    def __repr__(self):
+        return f"StepFunction({self.left.size} pieces, levels {self.levels.min(initial=0)}..{self.levels.max(initial=0)})"
+
+    def __len__(self):
+        return int(self.levels.size)
+
+    def evaluate(self, points):
+        """u at each point: the highest level among the pieces containing it."""
+        pts = np.asarray(points)
+        flat = pts.reshape(-1)
+        out = np.full(flat.shape, -np.inf)
+        numeric = self.left.dtype.kind in "fiu"
+        for k, x in enumerate(flat):
+            if numeric:
+                hit = (self.left <= x) & (x <= self.right)
+            else:
+                hit = (self.left == x)
+            if hit.any():
+                out[k] = self.levels[hit].max()
+        return out.reshape(pts.shape) if pts.ndim else float(out[0])
+
+    __call__ = evaluate
+
+    def _positive(self):
+        keep = self.right > self.left
+        return self.left[keep], self.right[keep], self.levels[keep]
+
+    def log_masses(self, scale):
+        """log(width_i) + level_i / scale for the positive-width pieces (float path)."""
+        left, right, levels = self._positive()
+        with np.errstate(divide="ignore"):
+            return np.log(right - left) + levels / float(scale)
+
+    def cdf(self, points, scale):
+        """The exponential mechanism's CDF, P(X <= x) with density ∝ exp(u / scale)."""
+        left, right, levels = self._positive()
+        pts = np.asarray(points, dtype=np.float64)
+        if left.size == 0:  # a single point carries all the mass
+            return np.where(pts >= self.left[0], 1.0, 0.0)
+        lw = np.log(right - left) + (levels - levels.max()) / float(scale)
+        mass = np.exp(lw - lw.max())
+        frac = np.clip((pts.reshape(-1, 1) - left) / (right - left), 0.0, 1.0)
+        return (frac @ mass / mass.sum()).reshape(pts.shape)
+
+    def sample(self, scale, size=None):
+        """Draw from density ∝ exp(u / scale) (see :func:`opendp_duff.samplers.race.sample_step_function`)."""
+        from .samplers.race import sample_step_function
+        return sample_step_function(self.left, self.right, self.levels, scale, size=size)
+
+
+# --------------------------------------------------------------------------- quantile arithmetic
+def alpha_fraction(alpha):
+    """alpha as an exact fraction: a :class:`fractions.Fraction` is kept; a float is read
+    as the shortest decimal that prints as it (``0.1`` means 1/10, not the binary double
+    just above 1/10), so that ceil(0.1 * 10) is 1 as the user expects."""
+    if isinstance(alpha, Fraction):
+        return alpha
+    return Fraction(repr(float(alpha)))
+
+
+def quantile_rational(alpha, n):
+    """(P, Q): the smallest fraction P/Q >= alpha with Q <= 2n + 2 (alpha itself if its
+    denominator is small enough).  ceil(alpha m) = ceil(P m / Q) for every m <= 2n + 2.
+    ``alpha`` is read by :func:`alpha_fraction`."""
+    a = alpha_fraction(alpha)
+    max_den = 2 * int(n) + 2
+    if a.denominator <= max_den:
+        return a.numerator, a.denominator
+    # Continued-fraction walk (as in Fraction.limit_denominator): it ends with two Farey
+    # neighbours of order max_den that bracket a strictly; return the upper one.
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    num, den = a.numerator, a.denominator
+    while True:
+        t = num // den
+        q2 = q0 + t * q1
+        if q2 > max_den:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + t * p1, q2
+        num, den = den, num - t * den
+    k = (max_den - q0) // q1
+    b1 = Fraction(p0 + k * p1, q0 + k * q1)
+    b2 = Fraction(p1, q1)
+    up = b1 if b1 > a else b2
+    assert up > a and up.denominator <= max_den
+    return up.numerator, up.denominator
+
+
+def _int_array(x, big):
+    return np.asarray(x, dtype=object if big else np.int64)
+
+
+def _ceil_div(a, b):
+    return -((-a) // b)
+
+
+def quantile_costs(p, e, q, P, Q):
+    """-u at points with p records below, e >= 1 equal and q above, for the quantile
+    of rank ceil((P/Q) m).  Vectorised, exact integer arithmetic (see module doc)."""
+    p, e, q = np.broadcast_arrays(np.asarray(p), np.asarray(e), np.asarray(q))
+    n = p + e + q
+    big = bool(n.size) and (int(np.max(n)) + 2) * (2 * int(np.max(n)) + 4) >= 2 ** 62
+    p, e, q, n = (_int_array(z, big) for z in (p, e, q, n))
+    F = Q * p - P * n            # Q * phi
+    D = P * n - Q * (p + e)      # -Q * psi
+    # x above the statistic: least K with K P + min(K, p) max(0, Q - 2P) > F
+    if 2 * P >= Q:
+        k_above = F // P + 1
+    else:
+        s = Q - P
+        k_above = np.where(p * s > F, F // s + 1, p + (F - p * s) // P + 1)
+    # x below the statistic: least K with K (Q - P) + min(K, q) max(0, 2P - Q) >= D
+    s = max(Q - P, 1)  # Q == P only if alpha rounds up to 1; then D <= q P (first branch)
+    if 2 * P <= Q:
+        k_below = _ceil_div(D, s)
+    else:
+        k_below = np.where(q * P >= D, _ceil_div(D, P), q + _ceil_div(D - q * P, s))
+    cost = np.where(F >= 0, k_above, np.where(D > 0, k_below, 0))
+    return cost.astype(np.int64) if not big else cost
+
+
+def quantile_gap_levels(j, n, P, Q):
+    """Levels of the gaps: u(x) for x strictly between the j-th and (j+1)-th records
+    (x not a record), i.e. -(1 + cost(j, 1, n - j))."""
+    j = np.asarray(j)
+    return -(1 + quantile_costs(j, np.ones_like(j), int(n) - j, P, Q))
+
+
+def quantile_best_gap(n, P, Q):
+    """The gap index r = ceil(alpha (n + 1)) - 1 of level -1 (the others are lower);
+    levels fall weakly as the gap moves away from r on either side."""
+    return _ceil_div(P * (int(n) + 1), Q) - 1
+
+
+def quantile_step_function(x_sorted, bounds, alpha):
+    """The Duff utility of the alpha-quantile as a :class:`StepFunction`: one piece per
+    gap between consecutive records (with a and b as outer ends) and one zero-width
+    piece per distinct record value."""
+    lo, hi = bounds
+    y = np.asarray(x_sorted, dtype=np.float64).reshape(-1)
+    n = y.size
+    P, Q = quantile_rational(alpha, n)
+    edges = np.concatenate([[lo], y, [hi]])
+    j = np.arange(n + 1)
+    gap_levels = quantile_gap_levels(j, n, P, Q)
+    vals, first = np.unique(y, return_index=True)
+    counts = np.diff(np.append(first, n))
+    pt_levels = -quantile_costs(first, counts, n - first - counts, P, Q)
+    left = np.concatenate([edges[:-1], vals])
+    right = np.concatenate([edges[1:], vals])
+    levels = np.concatenate([gap_levels, pt_levels]).astype(np.int64)
+    order = np.lexsort((right, left))
+    return StepFunction(left[order], right[order], levels[order])
+
+
+def validate_alpha(alpha):
+    """Check alpha in (0, 1): a real number or a :class:`fractions.Fraction`; returned as
+    given (a Fraction stays exact)."""
+    if isinstance(alpha, Fraction):
+        if not 0 < alpha < 1:
+            raise MakeError(f"alpha ({alpha}) must lie in (0, 1)")
+        return alpha
+    return v.probability("alpha", alpha)
+
+
+# --------------------------------------------------------------------------- public entry
+_STATISTICS = ("median", "quantile", "mean", "mode")
+
+
+def duff_utility(x, statistic, bounds=None, alpha=None, candidates=None):
+    """The Duff utility u(., x) of a dataset for a statistic, as a :class:`StepFunction`.
+
+    Definition 8 of Gillenwater & Muñoz Medina, *Duff* (file 000): -u(y) is the fewest
+    records to add or remove (values in ``bounds``) so that the statistic equals y.
+
+    * ``"median"``: the lower median, rank ceil(m / 2) of m records (paper §4.1);
+    * ``"quantile"``: rank ceil(alpha m), ``alpha`` in (0, 1);
+    * ``"mean"``: the step function of §4.1 (``measurements.duff_mean``);
+    * ``"mode"``: u(c) = n_c - n_max at each of the public ``candidates`` (zero-width pieces).
+
+    The empty dataset has u = -1 everywhere (one record makes any value the statistic).
+    This is an inspection tool and is not differentially private.
+
+    >>> import opendp_duff as dp
+    >>> u = dp.duff_utility([1.0, 2.0, 3.0], "median", bounds=(0.0, 4.0))
+    >>> u([0.5, 1.5, 2.0, 2.5, 3.5]).tolist()
+    [-3.0, -1.0, 0.0, -2.0, -4.0]
+    """
+    statistic = v.choice("statistic", statistic, set(_STATISTICS))
+    if statistic == "mode":
+        if candidates is None:
+            raise MakeError("candidates (None) must be given for statistic='mode'")
+        from .measurements.duff_mode import duff_mode_utility
+        levels = duff_mode_utility(x, candidates)
+        cands = np.asarray(list(candidates))
+        order = np.argsort(cands, kind="stable") if cands.dtype.kind in "fiu" else np.arange(cands.size)
+        return StepFunction(cands[order], cands[order], np.asarray(levels)[order])
+    if bounds is None:
+        raise MakeError(f"bounds (None) must be given for statistic={statistic!r}")
+    lo, hi = v.bounds("bounds", bounds, float)
+    y = np.sort(np.asarray(x, dtype=np.float64).reshape(-1))
+    if y.size and (np.isnan(y).any() or y[0] < lo or y[-1] > hi):
+        raise MakeError("x must lie within bounds (clamp it first)")
+    if statistic == "mean":
+        try:
+            from .measurements.duff_mean import duff_mean_step_function
+        except ImportError as exc:  # pragma: no cover - the mean module is another issue's
+            raise MakeError("statistic='mean' needs opendp_duff.measurements.duff_mean") from exc
+        return StepFunction(*duff_mean_step_function(y, (lo, hi)))
+    if statistic == "median":
+        if alpha is not None:
+            raise MakeError(f"alpha ({alpha!r}) is only for statistic='quantile'")
+        alpha = 0.5
+    else:
+        alpha = validate_alpha(alpha)
+    return quantile_step_function(y, (lo, hi), alpha)

@@ -1,0 +1,243 @@
+"""make_duff_median and make_duff_quantile: the exponential mechanism with the Duff utility.
+
+Gillenwater & Muñoz Medina, *Duff* (file 000): Definition 8 (utility), Lemma 1
+(sensitivity 1), §4.1 (median), §5 Algorithm 1 and Proposition 5 (racing sampler).
+The step function and its proof of equality with Definition 8 are in
+:mod:`opendp_duff.duff_utility`; the proofs are
+``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
+"""
+import math
+
+import numpy as np
+
+from .. import _validate as v
+from .. import arithmetic as ar
+from ..core import Measurement, then
+from ..duff_utility import (quantile_best_gap, quantile_gap_levels, quantile_rational,
+                            validate_alpha)
+from ..errors import MakeError
+from ..measures import MaxDivergence
+from ..metrics import SymmetricDistance
+from ..samplers.race import (LazyBlock, log_widths, race, relative_levels, sample_index,
+                             uniform_in)
+from ..transformations._common import as_array, dataset_space
+
+__all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
+           "duff_quantile_sample"]
+
+_TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
+
+
+def _window(n, scale):
+    """Half-width k of the explicit window of gaps around the best one.
+
+    A gap i places from the best has level <= -i (each edit moves the statistic's
+    rank by at most one), so with k >= scale (log(n + 2) + _TAIL) + 2 the far blocks
+    weigh at most e^-_TAIL / (n + 2) of (b - a): they are rarely opened.  The choice
+    affects only the cost, never the law."""
+    if scale == 0:
+        return min(n + 1, 2)
+    if math.isinf(scale) or scale > n + 2:
+        return n + 1
+    return int(min(n + 1, max(1, math.ceil(scale * (math.log(n + 2) + _TAIL)) + 2)))
+
+
+def _edges(y, lo, hi, j0, j1):
+    """Left and right ends of gaps j0..j1-1 (gap j lies between record j and j+1, 1-based,
+    with a and b as records 0 and n+1)."""
+    n = y.size
+    left = np.empty(j1 - j0)
+    right = np.empty(j1 - j0)
+    if j1 > j0:
+        a0, a1 = max(j0, 1), j1
+        left[a0 - j0:] = y[a0 - 1:a1 - 1]
+        if j0 == 0:
+            left[0] = lo
+        b1 = min(j1, n)
+        right[:b1 - j0] = y[j0:b1]
+        if j1 == n + 1:
+            right[-1] = hi
+    return left, right
+
+
+class _QuantileSampler:
+    """The Duff alpha-quantile mechanism on sorted data y in [lo, hi].
+
+    Candidates: the n + 1 gaps, gap j with level L_j = quantile_gap_levels(j) and width
+    w_j.  (Records themselves have Lebesgue measure zero.)  The race: the gaps within
+    ``_window`` of the best gap r individually, plus two lazy blocks, the gaps left and
+    right of the window.  A block's log-mass is at most log(its total width, a
+    difference of two records) + (its level nearest the window - top)/scale, since levels
+    fall away from r; its exact log-mass (O(n)) is computed only if that bound could
+    win.  Work per release: O(window), plus O(n) with tiny probability.
+    """
+
+    def __init__(self, y, lo, hi, alpha, scale):
+        self.y, self.lo, self.hi, self.scale = y, lo, hi, scale
+        n = self.n = y.size
+        self.P, self.Q = quantile_rational(alpha, n)
+        r = quantile_best_gap(n, self.P, self.Q)
+        k = _window(n, scale)
+        self.j0, self.j1 = max(0, r - k), min(n + 1, r + k + 1)
+        left, right = _edges(y, lo, hi, self.j0, self.j1)
+        levels = quantile_gap_levels(np.arange(self.j0, self.j1), n, self.P, self.Q)
+        lw = log_widths(left, right)
+        alive = lw > -np.inf
+        self.near_left, self.near_right = left, right
+        if not alive.any():  # every window gap is empty: fall back to all gaps
+            self.j0, self.j1 = 0, n + 1
+            self.near_left, self.near_right = _edges(y, lo, hi, 0, n + 1)
+            levels = quantile_gap_levels(np.arange(n + 1), n, self.P, self.Q)
+            lw = log_widths(self.near_left, self.near_right)
+            alive = lw > -np.inf
+        self.top = int(np.max(levels[alive]))
+        self.near_lw = lw + self._rel(levels)
+        self.blocks = []
+        self._block_ranges = []
+        for a0, a1 in ((0, self.j0), (self.j1, n + 1)):
+            if a1 > a0:
+                nearest = a1 - 1 if a0 == 0 else a0
+                span_lo = lo if a0 == 0 else y[a0 - 1]
+                span_hi = hi if a1 == n + 1 else y[a1 - 1]
+                lvl = quantile_gap_levels(np.array([nearest]), n, self.P, self.Q)
+                up = float(log_widths(span_lo, span_hi)) + float(self._rel(lvl)[0])
+                self._block_ranges.append((a0, a1))
+                self.blocks.append(LazyBlock(up, self._exact_fn(len(self._block_ranges) - 1)))
+        self._cache = {}
+
+    def _rel(self, levels):
+        return relative_levels(levels, self.top, self.scale)
+
+    def _block_lw(self, b):
+        if b not in self._cache:
+            a0, a1 = self._block_ranges[b]
+            left, right = _edges(self.y, self.lo, self.hi, a0, a1)
+            levels = quantile_gap_levels(np.arange(a0, a1), self.n, self.P, self.Q)
+            self._cache[b] = (left, right, log_widths(left, right) + self._rel(levels))
+        return self._cache[b]
+
+    def _exact_fn(self, b):
+        def exact():
+            lw = self._block_lw(b)[2]
+            m = float(np.max(lw)) if lw.size else -np.inf
+            if m == -np.inf:
+                return -np.inf
+            return m + math.log(float(np.sum(np.exp(lw - m))))
+        return exact
+
+    def sample(self):
+        kind, i = race(self.near_lw, self.blocks)
+        if kind == "item":
+            return uniform_in(self.near_left[i], self.near_right[i])
+        left, right, lw = self._block_lw(i)
+        g = sample_index(lw)
+        return uniform_in(left[g], right[g])
+
+
+def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):
+    """Releases of the Duff alpha-quantile mechanism: the sampler behind
+    :func:`make_duff_quantile`, for batches (``size`` draws share the set-up).
+
+    ``x_sorted`` must be sorted and inside ``bounds``.  Each draw is a separate
+    release: k draws cost k times the privacy of one (``make_duff_quantile(...).map``).
+    """
+    lo, hi = float(bounds[0]), float(bounds[1])
+    y = np.asarray(x_sorted, dtype=np.float64).reshape(-1)
+    if not lo < hi:  # the output space is one point
+        return lo if size is None else np.full(int(size), lo)
+    sampler = _QuantileSampler(y, lo, hi, alpha, float(scale))
+    if size is None:
+        return sampler.sample()
+    return np.array([sampler.sample() for _ in range(int(size))], dtype=np.float64)
+
+
+def _check_space(input_domain, input_metric):
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True, T=float)
+    if not isinstance(input_metric, SymmetricDistance):
+        raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
+                        "(add/remove neighbours, Duff Definition 1)")
+    return elem.bounds
+
+
+def make_duff_quantile(input_domain, input_metric, alpha, scale):
+    """Release a float in [a, b] near the alpha-quantile with density ∝ exp(u(x) / scale),
+    u the Duff utility (Gillenwater & Muñoz Medina, *Duff*, Definition 8).
+
+    The quantile of m >= 1 records is the order statistic of rank ceil(alpha m)
+    (1-based), with alpha read exactly: a float as the decimal it prints as (0.1 is
+    1/10), or pass a ``fractions.Fraction``; u(x) = -(fewest records added or removed so that x is that order
+    statistic), computed exactly in closed form (:func:`opendp_duff.duff_utility`);
+    for no records u = -1 everywhere.  [a, b] are the bounds of the input domain.
+
+    Neighbours: add/remove one record (``symmetric_distance``).  u has sensitivity 1
+    (Duff Lemma 1), so ``map(d_in) = 2 d_in / scale``, rounded up: d_in from the
+    utility and d_in from the data-dependent normaliser.  scale = 2/epsilon gives
+    the paper's exp(epsilon u / 2).  ``map(0) = 0``; scale 0 gives inf; scale inf gives 0.
+
+    Sampling (Duff §5, Algorithm 1, Proposition 5): a Gumbel race in log space over
+    the gaps between records, with the far gaps grouped in two blocks that are only
+    opened when they win, then a uniform point of the chosen gap.  The law is exactly
+    the exponential mechanism's in idealised arithmetic; floats are the float path
+    (see the proof).  Never raises, never NaN on a member of the input domain.
+
+    >>> import opendp_duff as dp
+    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
+    ...      >> dp.m.then_duff_quantile(alpha=0.25, scale=2.0))
+    >>> m.map(1)
+    1.0
+    >>> 0.0 <= m([float(i % 10) for i in range(100)]) <= 10.0
+    True
+    """
+    lo, hi = _check_space(input_domain, input_metric)
+    alpha = validate_alpha(alpha)
+    scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+    return _make(input_domain, input_metric, alpha, scale, lo, hi)
+
+
+def _make(input_domain, input_metric, alpha, scale, lo, hi):
+    def function(x):
+        return duff_quantile_sample(as_array(x), (lo, hi), alpha, scale)
+
+    def privacy_map(d_in):
+        return ar.div_up(2 * d_in, scale)
+
+    return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map)
+
+
+def make_duff_median(input_domain, input_metric, scale):
+    """Release a float in [a, b] near the median with density ∝ exp(u(x) / scale),
+    u the Duff utility of the median (Gillenwater & Muñoz Medina, *Duff*, §4.1).
+
+    The median of m >= 1 records is the *lower* median, rank ceil(m / 2), as in the
+    paper; this is :func:`make_duff_quantile` with alpha = 1/2.  For x strictly
+    between the j-th and (j+1)-th of n sorted records (records 0 and n+1 being a
+    and b), u(x) = -max(n - 2j, 2j + 1 - n): level -1 on the gap j = ceil((n+1)/2) - 1,
+    falling by 2 per gap on each side, with the two sides one apart (-2 on one side of
+    the best gap, -3 on the other: the paper's asymmetry).  A record value scores at least as high as
+    its two gaps (the median itself scores 0).  For no records u = -1 everywhere.
+
+    Neighbours: add/remove one record (``symmetric_distance``).  ``map(d_in) =
+    2 d_in / scale``, rounded up (Duff Lemma 1 and the exponential mechanism with a
+    data-dependent normaliser); scale = 2/epsilon gives the paper's exp(epsilon u / 2).
+
+    Input: a sorted vector of floats bounded to [a, b] (chain ``make_clamp`` then
+    ``make_sort``).  Output: a float in [a, b].  Sampling as in
+    :func:`make_duff_quantile` (Duff §5, Algorithm 1, Proposition 5, with blocks).
+
+    >>> import opendp_duff as dp
+    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    >>> m = (space >> dp.t.then_clamp(bounds=(-10.0, 10.0)) >> dp.t.then_sort()
+    ...      >> dp.m.then_duff_median(scale=2.0 / 1.0))
+    >>> m.map(1)
+    1.0
+    >>> -10.0 <= m([-1.0, 0.0, 0.5, 2.0, 30.0]) <= 10.0
+    True
+    """
+    lo, hi = _check_space(input_domain, input_metric)
+    scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+    return _make(input_domain, input_metric, 0.5, scale, lo, hi)
+
+
+then_duff_quantile = then(make_duff_quantile)
+then_duff_median = then(make_duff_median)

@@ -1,0 +1,243 @@
+"""make_duff_mean: the Duff exponential mechanism for the mean (file 000, section 4.1 "Means").
+
+The utility of an output x is minus the fewest additions and removals of
+records in [lo, hi] that make the mean equal x (Definition 8).  This module
+computes it as a step function in O(n) after sorting, vectorised, with exact
+integer arithmetic; the proof is
+``proofs/measurements/duff_mean/make_duff_mean.tex``.
+
+Structure used (proved in the document):
+
+* With r removals and a >= 1 additions the reachable means form the interval
+  I(r, a) = [(P_{n-r} + a lo)/(n-r+a), (Q_{n-r} + a hi)/(n-r+a)], P_m (Q_m) the
+  sum of the m smallest (largest) records.  Every I(r, a) contains the mean and
+  I(r, a) is inside I(r, a+1), so the level set {u >= -k} is the interval
+  L_k = union over r of I(r, k-r): nested intervals around the mean.
+* Shifting to lo = 0, the lower end of L_k is min_r p(r)/(n+k-2r), p(r) the
+  sum of all but the r largest records.  Trading one addition (at lo) for the
+  removal of the (r+1)-th largest record w lowers the ratio exactly when
+  w (n+k-2r) > 2 p(r); these improving trades form a prefix in r (no binary
+  search is needed), and each trade's threshold in k is an integer c_r, so
+  the optimal r for every k is #{r : cummax(c)_r <= k} (one bincount).
+
+Exactness: records are first mapped to integers j = round((y-lo)/(hi-lo) 2^32)
+(a fixed, public, monotone map of each record, so neighbours stay neighbours);
+the step function of those exact grid values is then computed in exact
+integer arithmetic, and each endpoint is turned into a float by a fixed
+monotone function of its exact value.  Monotone maps preserve every inclusion
+between level sets, and the inclusions are exactly what sensitivity 1 means,
+so the computed utility has sensitivity 1 with no floating-point caveat.
+The cost is a bias of at most (hi - lo) 2^-33 in the statistic.
+"""
+import numpy as np
+
+from .. import _validate as v
+from .. import arithmetic as ar
+from ..core import Measurement, then
+from ..errors import MakeError
+from ..measures import MaxDivergence
+from ..metrics import SymmetricDistance
+from ..samplers.race import sample_step_function
+from ..transformations._common import as_array, dataset_space
+
+__all__ = ["make_duff_mean", "then_duff_mean", "duff_mean_step_function"]
+
+GRID_BITS = 32
+_W = 1 << GRID_BITS              # the grid has _W + 1 points lo + j (hi - lo) / _W
+_SCALE = float(_W)
+_INV_SCALE = 1.0 / _SCALE
+_TINY, _BOOST = 2.0 ** -900, 2.0 ** 1000  # rescaling for ranges made of subnormal widths
+_INT64_MAX_N = 1 << 28           # int64 arithmetic is overflow-free below this n (see _level_ends)
+
+
+def _grid_units(y, lo, hi):
+    """Each record as an integer j in [0, 2^32]: round((y - lo) / (hi - lo) * 2^32).
+
+    A fixed monotone function of one record (IEEE operations are monotone),
+    so sorted records give sorted units and neighbours give neighbours."""
+    span = hi - lo
+    if np.isfinite(span):
+        t = (y - lo) / span
+    else:  # hi - lo overflows: halve everything first (still monotone)
+        t = (y * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5)
+    j = np.rint(np.clip(t, 0.0, 1.0) * _SCALE)
+    return j.astype(np.int64)
+
+
+def _level_ends(z):
+    """Exact lower ends of the level sets L_1..L_{n+1} for sorted integers z in [0, 2^32].
+
+    Returns (A, F): the lower end of L_k is t_k = N_k / D_k grid units with
+    A_k = floor(t_k) and F_k = floor(frac(t_k) 2^32), so floor(t_k 2^32) = A_k 2^32 + F_k.
+    """
+    n = z.size
+    dtype = np.int64 if n < _INT64_MAX_N else object  # object: exact Python ints (huge n only)
+    w = z[::-1].astype(dtype)                          # w[r] is the (r+1)-th largest record
+    p = np.zeros(n + 1, dtype=dtype)
+    np.cumsum(w, out=p[1:])
+    np.subtract(p[n], p, out=p)                        # p[r] = sum of all but the r largest
+    # c[r]: the least level k at which removing w[r] (instead of adding a record at lo) lowers
+    # the ratio, i.e. the least integer k with w[r] (n + k - 2r) > 2 p[r].  w is non-increasing,
+    # so w > 0 on a prefix; beyond it removal never helps (c = infinity).
+    m = int(np.count_nonzero(w))
+    c = (2 * p[:m]) // w[:m]
+    c += 2 * np.arange(m, dtype=dtype) + (1 - n)
+    np.maximum.accumulate(c, out=c)                    # removal r helps iff all earlier ones do
+    np.clip(c, 0, n + 2, out=c)                        # levels run over 1..n+1
+    # run[k] = #{r : cmax[r] <= k}, the length of the prefix of helpful removals at level k
+    run = np.cumsum(np.bincount(c.astype(np.int64), minlength=n + 3))[1:n + 2]
+    ks = np.arange(1, n + 2, dtype=np.int64)
+    rstar = np.minimum(run, ks - 1)                    # at most k - 1 removals (a >= 1)
+    num = p[rstar]
+    den = (n + ks - 2 * rstar).astype(dtype)
+    a = num // den
+    num -= a * den
+    num *= _W
+    num //= den                                        # floor(frac(num/den) 2^32)
+    return a.astype(np.float64), num.astype(np.float64)
+
+
+def _fraction(a, f):
+    """floor(t 2^32) 2^-32 / 2^32 as a float in [0, 1]: one rounding of an exact dyadic,
+    hence a non-decreasing function of the exact t."""
+    return (a + f * _INV_SCALE) * _INV_SCALE
+
+
+def _from_lo(frac, lo, hi):
+    span = hi - lo
+    x = lo + frac * span if np.isfinite(span) else lo + 2.0 * (frac * (hi * 0.5 - lo * 0.5))
+    return np.clip(x, lo, hi)
+
+
+def _from_hi(frac, lo, hi):
+    span = hi - lo
+    x = hi - frac * span if np.isfinite(span) else hi - 2.0 * (frac * (hi * 0.5 - lo * 0.5))
+    return np.clip(x, lo, hi)
+
+
+def duff_mean_level_sets(x_sorted, bounds):
+    """The nested level sets of the Duff mean utility: ``(lower, upper)``, float arrays of
+    length n + 1, with {x : u(x) >= -k} = [lower[k-1], upper[k-1]] for k = 1..n+1
+    (the last is [lo, hi]).  See :func:`duff_mean_step_function`."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    y = np.asarray(x_sorted, dtype=np.float64).reshape(-1)
+    if not hi > lo:
+        return np.full(y.size + 1, lo), np.full(y.size + 1, lo)
+    z = _grid_units(y, lo, hi)
+    lower = _from_lo(_fraction(*_level_ends(z)), lo, hi)
+    upper = _from_hi(_fraction(*_level_ends(_W - z[::-1])), lo, hi)
+    return lower, upper
+
+
+def duff_mean_step_function(x_sorted, bounds):
+    """The Duff utility of the mean as disjoint pieces ``(left, right, levels)``.
+
+    u(x) = -(fewest additions and removals of records in [lo, hi] after which
+    the mean is x), Definition 8 of the Duff paper (file 000, section 4.1).
+    ``x_sorted`` is a sorted sequence of floats in ``bounds = (lo, hi)``.
+
+    Returns numpy arrays: float ``left <= right`` and int64 ``levels <= 0``,
+    sorted by ``left``; the pieces [left_i, right_i] have disjoint interiors,
+    cover [lo, hi], and u(x) = levels_i for x inside piece i.  Zero-length
+    pieces are dropped (unless lo == hi, when there is the one piece [lo, lo]).
+
+    Almost everywhere, i.e. up to finitely many points: u(mean) = 0 and a mean
+    reachable by removals alone can cost less than its piece says; neither
+    changes an exponential mechanism with a density.  The records are first
+    rounded to the grid lo + j (hi - lo) / 2^32 (a shift of the mean by at
+    most (hi - lo) 2^-33); the step function of the rounded data is exact and
+    its endpoints are rounded by fixed monotone maps, which keeps sensitivity 1
+    (proof: ``proofs/measurements/duff_mean/make_duff_mean.tex``).
+
+    >>> left, right, levels = duff_mean_step_function([1.0, 3.0], (0.0, 4.0))
+    >>> [(round(float(a), 4), round(float(b), 4), int(k)) for a, b, k in zip(left, right, levels)]
+    [(0.0, 0.5, -3), (0.5, 1.3333, -2), (1.3333, 2.6667, -1), (2.6667, 3.5, -2), (3.5, 4.0, -3)]
+
+    Here the mean 2 moves anywhere in [4/3, 8/3] by adding one record; [1/2, 7/2]
+    needs two edits (e.g. remove 3 and add a record at 0), and the rest three.
+    """
+    lo, hi = float(bounds[0]), float(bounds[1])
+    n = np.asarray(x_sorted).size
+    if not hi > lo:  # one point: u = 0 there if the data has a mean, else -1 (add one record)
+        return np.array([lo]), np.array([lo]), np.array([0 if n else -1], dtype=np.int64)
+    lower, upper = duff_mean_level_sets(x_sorted, bounds)
+    return _pieces(lower, upper)
+
+
+def _pieces(lower, upper):
+    """Disjoint pieces of the function x -> -min{k : lower[k-1] <= x <= upper[k-1]}.
+
+    lower is non-increasing and upper non-decreasing; the first sets may be
+    empty (lower > upper) after rounding; the last is non-empty."""
+    k0 = int(np.argmax(lower <= upper))          # first non-empty level set
+    lo_k, up_k = lower[k0:], upper[k0:]
+    m = lo_k.size                                 # pieces: m - 1 left, the centre, m - 1 right
+    left, right = np.empty(2 * m - 1), np.empty(2 * m - 1)
+    level = np.empty(2 * m - 1, dtype=np.int64)
+    left[:m - 1], right[:m - 1] = lo_k[:0:-1], lo_k[-2::-1]
+    left[m - 1], right[m - 1] = lo_k[0], up_k[0]
+    left[m:], right[m:] = up_k[:-1], up_k[1:]
+    ks = np.arange(k0 + 1, k0 + m + 1, dtype=np.int64)
+    level[:m - 1], level[m - 1], level[m:] = -ks[:0:-1], -ks[0], -ks[1:]
+    keep = right > left
+    if keep.all():
+        return left, right, level
+    return left[keep], right[keep], level[keep]
+
+
+def make_duff_mean(input_domain, input_metric, scale):
+    """Release a float in [lo, hi] with density proportional to exp(u(x) / scale), where u
+    is the Duff utility of the mean (see :func:`duff_mean_step_function`).
+
+    Neighbours: add/remove one record (``symmetric_distance()``).  Privacy
+    (``max_divergence()``): ``map(d_in) = 2 d_in / scale``, rounded up, so
+    scale = 2 / epsilon gives epsilon-DP (the paper's exp(epsilon u / 2)).
+    The factor 2: u moves by at most d_in (Lemma 1) and the normalising
+    integral by at most a factor exp(d_in / scale), in either direction.
+    ``scale = inf`` releases a uniform draw on [lo, hi] with ``map = 0``.
+
+    Input: a sorted vector of floats bounded to [lo, hi] (chain ``make_clamp``
+    and ``make_sort``).  The utility is computed exactly for the records
+    rounded to the grid lo + j (hi - lo) / 2^32 (so the target is the mean
+    within (hi - lo) 2^-33).  Sampling: pick a piece of the step function by a
+    Gumbel race on log(length) + level / scale, then a uniform point in it
+    (Algorithm 1 and Proposition 5 of file 000, section 5).
+
+    Citations: Gillenwater & Munoz Medina, Duff (file 000): Definition 8,
+    Lemma 1, section 4.1 "Means", section 5; McSherry & Talwar (2007) for
+    the exponential mechanism.
+
+    >>> import opendp_duff as dp
+    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    >>> m = space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort() >> dp.m.then_duff_mean(scale=2.0)
+    >>> m.map(1)
+    1.0
+    >>> 0.0 <= m([1.0, 2.0, 3.0, 12.0]) <= 10.0
+    True
+    """
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True)
+    if not isinstance(input_metric, SymmetricDistance):
+        raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
+                        "the Duff utility counts added and removed records")
+    scale = v.number("scale", scale, positive=True, allow_inf=True)
+    lo, hi = float(elem.bounds[0]), float(elem.bounds[1])
+    bounds = (lo, hi)
+
+    def function(x):
+        y = np.clip(as_array(x), lo, hi)  # members are already inside; this only guards
+        if not hi > lo:
+            return lo
+        left, right, levels = duff_mean_step_function(y, bounds)
+        # Near zero the widths can be subnormal; scaling by a power of two is exact there and
+        # the draw is scaled back (post-processing), so the law is unchanged.
+        tiny = max(abs(lo), abs(hi)) < _TINY
+        if tiny:
+            left, right = left * _BOOST, right * _BOOST
+        out = sample_step_function(left, right, levels, scale)
+        return float(np.clip(out / _BOOST if tiny else out, lo, hi))
+
+    return Measurement(input_domain, input_metric, MaxDivergence(), function,
+                       lambda d_in: ar.div_up(2 * d_in, scale))
+
+
+then_duff_mean = then(make_duff_mean)

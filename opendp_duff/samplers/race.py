@@ -1,0 +1,257 @@
+"""Racing (Gumbel-max) samplers for piecewise-constant densities.
+
+A *step density* on disjoint intervals ``[left_i, right_i]`` is
+
+    p(x) ∝ exp(level_i / scale)   for x inside interval i,
+
+so interval i carries mass ∝ (right_i - left_i) exp(level_i / scale).  The
+exponential mechanism with a Duff utility (Gillenwater & Muñoz Medina, *Duff*,
+§5, Algorithm 1 and Proposition 5) is such a density.  We sample it in two
+stages: choose an interval by a race of Gumbel-perturbed log-masses, then draw
+uniformly inside it.
+
+Everything is computed in log space relative to the top level, so weights that
+underflow (ε·n up to 1e9, tiny scales) cost nothing and never produce NaN.
+
+**Blocks.**  Two facts about independent G_i ~ Gumbel(w_i) (location w_i):
+(1) max_i G_i ~ Gumbel(logsumexp_i w_i); (2) argmax_i G_i is independent of
+max_i G_i and has law softmax(w).  So a race can be run among *blocks* (one
+Gumbel each, at the block's logsumexp), and only the winning block is opened,
+with fresh Gumbels among its members.  :func:`race` also accepts blocks whose
+exact log-mass is computed *lazily*: it draws the block's Gumbel first and
+computes the exact log-mass only if an upper bound could beat the leader.  The
+winner is the same function of the same random draws as in the eager race, so
+the law is exactly the exponential mechanism's (in idealised arithmetic); see
+``proofs/measurements/duff/make_duff_quantile.tex``.
+
+All randomness comes from :func:`opendp_duff.samplers.standard_gumbel` and
+:func:`opendp_duff.samplers.uniform_open`.
+"""
+import math
+
+import numpy as np
+
+from . import standard_gumbel, uniform_open
+
+__all__ = ["sample_step_function", "log_widths", "relative_levels", "relative_log_masses", "race",
+           "LazyBlock", "uniform_in", "sample_index"]
+
+_DIRECT = 4096  # below this many candidates, race them directly
+_LOG2 = math.log(2.0)
+
+
+def log_widths(left, right):
+    """log(right - left) without overflow (``right - left`` may exceed the largest float);
+    -inf for zero (or negative) widths."""
+    left = np.asarray(left, dtype=np.float64)
+    right = np.asarray(right, dtype=np.float64)
+    half = 0.5 * right - 0.5 * left  # exact for finite inputs unless subnormal; never overflows
+    with np.errstate(divide="ignore"):
+        out = np.log(np.maximum(half, 0.0)) + _LOG2
+    return out
+
+
+def relative_levels(levels, top, scale):
+    """(level - top) / scale, capped at 0: the log-weight of a level relative to ``top``.
+    ``scale = 0`` keeps only levels >= top (0, others -inf); ``scale = inf`` gives 0.
+    Underflow to -inf is intended; never NaN for finite levels."""
+    gap = np.asarray(levels, dtype=np.float64) - top
+    if scale == 0:
+        return np.where(gap >= 0, 0.0, -np.inf)
+    if math.isinf(scale):
+        return np.zeros_like(gap)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.minimum(gap / scale, 0.0)
+
+
+def relative_log_masses(logw, levels, scale):
+    """log(width) + (level - top) / scale, where top is the highest level among
+    positive-width intervals (-inf for zero-width ones)."""
+    logw = np.asarray(logw, dtype=np.float64)
+    levels = np.asarray(levels, dtype=np.float64)
+    alive = logw > -np.inf
+    if not alive.any():
+        return np.full(logw.shape, -np.inf)
+    out = logw + relative_levels(levels, np.max(levels[alive]), scale)
+    out[~alive] = -np.inf
+    return out
+
+
+def _logsumexp(w):
+    w = np.asarray(w, dtype=np.float64)
+    if w.size == 0:
+        return -np.inf
+    m = np.max(w)
+    if m == -np.inf:
+        return -np.inf
+    return float(m + np.log(np.sum(np.exp(w - m))))
+
+
+def sample_index(log_masses):
+    """Index i with probability ∝ exp(log_masses[i]) (entries -inf never win).
+
+    Up to ``_DIRECT`` candidates: one Gumbel each.  Above: a two-level race over
+    ~sqrt(N) chunks (one Gumbel per chunk at the chunk's logsumexp), then a race
+    inside the winning chunk — about 2 sqrt(N) draws instead of N.
+    Requires at least one finite entry.
+    """
+    w = np.asarray(log_masses, dtype=np.float64)
+    finite = np.flatnonzero(w > -np.inf)
+    if finite.size <= _DIRECT:
+        scores = w[finite] + standard_gumbel(finite.size)
+        return int(finite[np.argmax(scores)])
+    n = w.size
+    b = int(math.isqrt(n - 1)) + 1
+    starts = np.arange(0, n, b)
+    cmax = np.maximum.reduceat(w, starts)
+    base = np.repeat(np.where(cmax > -np.inf, cmax, 0.0), np.diff(np.append(starts, n)))
+    with np.errstate(under="ignore"):
+        sums = np.add.reduceat(np.exp(w - base), starts)
+    with np.errstate(divide="ignore"):
+        chunk = np.where(cmax > -np.inf, cmax + np.log(sums), -np.inf)
+    c = sample_index(chunk)
+    lo = starts[c]
+    return lo + sample_index(w[lo:lo + b])
+
+
+class LazyBlock:
+    """A block of candidates for :func:`race`: an upper bound on its log-mass, known
+    cheaply, and a function computing the exact log-mass when needed."""
+
+    __slots__ = ("upper", "exact")
+
+    def __init__(self, upper, exact):
+        self.upper = float(upper)
+        self.exact = exact  # callable() -> float
+
+
+def race(log_masses, blocks=()):
+    """Race explicit candidates against lazy blocks.
+
+    Returns ``("item", i)`` or ``("block", j)``, with probability proportional to
+    exp(log_masses[i]) or to exp(exact log-mass of block j).  Each block gets one
+    Gumbel g_j; its score upper + g_j bounds its true score exact + g_j, so the exact
+    mass is computed only when that bound beats the current leader.
+    """
+    w = np.asarray(log_masses, dtype=np.float64)
+    best, winner = -np.inf, None
+    if w.size:
+        finite = np.flatnonzero(w > -np.inf)
+        if finite.size:
+            scores = w[finite] + standard_gumbel(finite.size)
+            k = int(np.argmax(scores))
+            best, winner = float(scores[k]), ("item", int(finite[k]))
+    for j, blk in enumerate(blocks):
+        if blk.upper == -np.inf:
+            continue
+        g = float(standard_gumbel())
+        if blk.upper + g <= best:  # its true score is no larger: cannot win
+            continue
+        exact = float(blk.exact())
+        if exact > -np.inf and exact + g > best:
+            best, winner = exact + g, ("block", j)
+    return winner
+
+
+def uniform_in(lo, hi):
+    """A uniform point of [lo, hi], clipped into it (never NaN for finite lo <= hi)."""
+    lo, hi = float(lo), float(hi)
+    if not lo < hi:
+        return lo
+    u = uniform_open()
+    width = hi - lo
+    x = lo + u * width if math.isfinite(width) else lo * (1.0 - u) + hi * u
+    return min(max(x, lo), hi)
+
+
+def _validate(left, right, levels, scale):
+    left = np.asarray(left, dtype=np.float64).reshape(-1)
+    right = np.asarray(right, dtype=np.float64).reshape(-1)
+    levels = np.asarray(levels, dtype=np.float64).reshape(-1)
+    if not (left.size == right.size == levels.size):
+        raise ValueError(f"left, right and levels must have equal lengths, not "
+                         f"{left.size}, {right.size}, {levels.size}")
+    if left.size == 0:
+        raise ValueError("sample_step_function needs at least one interval")
+    if not (np.all(np.isfinite(left)) and np.all(np.isfinite(right))):
+        raise ValueError("interval endpoints (left, right) must be finite")
+    if np.any(right < left):
+        raise ValueError("each interval must have left <= right")
+    if not np.all(np.isfinite(levels)):
+        raise ValueError("levels must be finite")
+    scale = float(scale)
+    if math.isnan(scale) or scale < 0:
+        raise ValueError(f"scale ({scale!r}) must be non-negative")
+    return left, right, levels, scale
+
+
+_NEAR = 60.0  # log-mass margin: intervals this far below the top go to the lazy far block
+
+
+def _prepare(left, right, levels, scale):
+    """Split into explicit "near" candidates and one lazy "far" block.
+
+    Near: positive-width intervals whose relative level (level - top)/scale is at
+    least -_NEAR.  Far: the other positive-width ones.  The far block's log-mass is
+    bounded above by log(sum of far widths) + max far relative level, an O(1)-cost
+    bound once the sums are known; its exact log-mass needs a log per interval and is
+    computed only when the bound could win.  The split changes only the cost, never
+    the law (see :func:`race`).
+    """
+    half = 0.5 * right - 0.5 * left  # half-widths: no overflow
+    alive = half > 0
+    if not alive.any():
+        return None
+    rel = relative_levels(levels, np.max(levels[alive]), scale)
+    near_mask = alive & (rel >= -_NEAR)
+    near = np.flatnonzero(near_mask)
+    far = np.flatnonzero(alive & ~near_mask)
+    near_lw = log_widths(left[near], right[near]) + rel[near]
+    if far.size == 0:
+        return near, near_lw, far, None, None
+    far_rel = rel[far]
+    wsum = float(np.sum(half[far]))
+    upper = math.log(wsum) + _LOG2 + float(np.max(far_rel)) if wsum > 0 else -np.inf
+    cache = {}
+
+    def far_lw():
+        if "lw" not in cache:
+            cache["lw"] = log_widths(left[far], right[far]) + far_rel
+        return cache["lw"]
+
+    return near, near_lw, far, upper, far_lw
+
+
+def sample_step_function(left, right, levels, scale, size=None):
+    """Draw from the density ∝ exp(levels_i / scale) on the disjoint intervals
+    [left_i, right_i] (Duff §5, Algorithm 1, with the block race above).
+
+    The interval is chosen with probability ∝ (right_i - left_i) exp(levels_i / scale)
+    by a Gumbel race in log space, then a uniform point of it is returned (clipped
+    into the interval).  Zero-width intervals never win unless every interval has
+    zero width; then the left end of a highest-level interval is returned.
+    ``scale = 0`` samples uniformly on the top-level intervals; ``scale = inf`` ignores
+    the levels.  ``size=k`` returns k independent draws (the set-up is done once).
+
+    Cost: O(N) cheap arithmetic to find the near set, a handful of Gumbel draws, and
+    O(N) logarithms only in the (rare) event that the far block might win.
+    """
+    left, right, levels, scale = _validate(left, right, levels, scale)
+    prep = _prepare(left, right, levels, scale)
+
+    def one():
+        if prep is None:
+            i = int(np.argmax(levels))
+            return float(left[i])
+        near, near_lw, far, upper, far_lw = prep
+        blocks = [] if upper is None else [LazyBlock(upper, lambda: _logsumexp(far_lw()))]
+        kind, j = race(near_lw, blocks)
+        if kind == "item":
+            i = near[j]
+        else:
+            i = far[sample_index(far_lw())]
+        return uniform_in(left[i], right[i])
+
+    if size is None:
+        return one()
+    return np.array([one() for _ in range(int(size))], dtype=np.float64)

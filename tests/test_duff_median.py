@@ -1,0 +1,327 @@
+"""Duff median and quantile: closed form vs brute force, sampler law, privacy, robustness.
+
+Statistical tests (KS, chi-square) use level 1e-3 and run under ``rerun_once``:
+false-failure rate about 1e-6 per test.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import opendp_duff as dp
+from conftest import rerun_once
+from opendp_duff.duff_utility import (duff_utility, quantile_costs, quantile_gap_levels,
+                                      quantile_rational, quantile_step_function)
+from opendp_duff.errors import MakeError
+from opendp_duff.measurements import duff as duff_mod
+from opendp_duff.measurements.duff import duff_quantile_sample
+from opendp_duff.samplers import seeded_rng_for_tests
+
+ALPHAS = [Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 3), Fraction(2, 3),
+          Fraction(1, 10), Fraction(9, 10), Fraction(3, 5)]
+
+
+def space(lo, hi):
+    return dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+
+
+def chain(lo, hi, scale, alpha=None):
+    c = space(lo, hi) >> dp.t.then_clamp(bounds=(lo, hi)) >> dp.t.then_sort()
+    if alpha is None:
+        return c >> dp.m.then_duff_median(scale=scale)
+    return c >> dp.m.then_duff_quantile(alpha=alpha, scale=scale)
+
+
+# ----------------------------------------------------------------------------- brute force
+def _stat(ms, alpha):
+    return ms[math.ceil(alpha * len(ms)) - 1] if ms else None
+
+
+def _bfs_utility(data, universe, alpha):
+    """-u(x) for x in universe: breadth-first search over add/remove edits with values
+    from the universe (Definition 8 directly; d is the edit distance)."""
+    start = tuple(sorted(data))
+    need, found = set(universe), {}
+    frontier, seen, depth = [start], {start}, 0
+    while need:
+        for s in frontier:
+            t = _stat(s, alpha)
+            if t in need:
+                found[t] = -depth
+                need.discard(t)
+        nxt = []
+        for s in frontier:
+            for i in range(len(s)):
+                r = s[:i] + s[i + 1:]
+                if r not in seen:
+                    seen.add(r)
+                    nxt.append(r)
+            for u in universe:
+                a = tuple(sorted(s + (u,)))
+                if a not in seen:
+                    seen.add(a)
+                    nxt.append(a)
+        frontier, depth = nxt, depth + 1
+    return np.array([found[x] for x in universe])
+
+
+def test_closed_form_matches_brute_force():
+    # universe: the bounds 0 and 3, every record value and every gap midpoint
+    universe = [Fraction(k, 2) for k in range(7)]
+    rng = np.random.default_rng(2024)
+    for _ in range(120):
+        n = int(rng.integers(0, 5))
+        data = sorted(Fraction(int(v)) for v in rng.integers(0, 4, size=n))
+        alpha = ALPHAS[int(rng.integers(len(ALPHAS)))]
+        expected = _bfs_utility(data, universe, alpha)
+        if alpha == Fraction(1, 2):
+            u = duff_utility([float(d) for d in data], "median", bounds=(0.0, 3.0))
+        else:
+            u = duff_utility([float(d) for d in data], "quantile", bounds=(0.0, 3.0), alpha=alpha)
+        got = u([float(x) for x in universe])
+        assert np.array_equal(got, expected), (data, alpha, got, expected)
+
+
+def test_median_gap_levels_closed_form():
+    # the docstring's form: u = -max(n - 2j, 2j + 1 - n) on gap j (lower median)
+    for n in range(0, 40):
+        j = np.arange(n + 1)
+        assert quantile_gap_levels(j, n, 1, 2).tolist() == [-max(n - 2 * k, 2 * k + 1 - n) for k in j]
+
+
+def test_float_alpha_is_read_as_its_decimal():
+    # 0.1 means 1/10: the 0.1-quantile of 10 records is the first one
+    u = duff_utility([float(i) for i in range(10)], "quantile", bounds=(0.0, 9.0), alpha=0.1)
+    assert u(0.0) == 0.0 and u(1.0) < 0
+
+
+def test_quantile_rational_is_exact_and_minimal():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(0, 30))
+        alpha = float(rng.uniform(0.001, 0.999))
+        P, Q = quantile_rational(alpha, n)
+        a = Fraction(repr(alpha))
+        assert Fraction(P, Q) >= a and Q <= 2 * n + 2
+        for m in range(1, 2 * n + 3):
+            assert math.ceil(a * m) == -((-P * m) // Q)
+        # minimal: no fraction with denominator <= 2n + 2 lies in [alpha, P/Q)
+        for q in range(1, 2 * n + 3):
+            p = math.ceil(a * q)
+            assert Fraction(p, q) >= Fraction(P, Q)
+
+
+def _search_cost(p, e, q, P, Q, R):
+    """Fewest edits (|dL| + |dE| + |dG|, each within R) after which a point with p records
+    below, e equal, q above is the rank-ceil(P m / Q) record: Q L' < P m <= Q (L' + E')."""
+    d = np.arange(-R, R + 1)
+    dl, de, dg = np.meshgrid(d, d, d, indexing="ij")
+    L, E, G = p + dl, e + de, q + dg
+    m = L + E + G
+    ok = (L >= 0) & (E >= 1) & (G >= 0) & (Q * L < P * m) & (P * m <= Q * (L + E))
+    cost = np.abs(dl) + np.abs(de) + np.abs(dg)
+    return int(cost[ok].min()) if ok.any() else None
+
+
+def test_costs_against_exhaustive_search():
+    rng = np.random.default_rng(12)
+    for n, R in [(25, 27), (10 ** 9, 6), (3 * 10 ** 9, 6)]:  # the last takes the Python-int path
+        for _ in range(40):
+            frac = ALPHAS[int(rng.integers(len(ALPHAS)))]
+            P, Q = frac.numerator, frac.denominator
+            e = int(rng.integers(1, 4))
+            if n < 100:
+                p = int(rng.integers(0, n - e + 1))
+            else:  # near the statistic, where the cost is small enough to search
+                p = max(0, min(n - e, math.ceil(P * n / Q) + int(rng.integers(-4, 4))))
+            q = n - e - p
+            want = _search_cost(p, e, q, P, Q, R)
+            got = int(quantile_costs(np.array([p]), np.array([e]), np.array([q]), P, Q)[0])
+            if want is not None and want < R:
+                assert got == want, (n, p, e, q, frac)
+
+
+# ----------------------------------------------------------------------------- the law
+def _ks(samples, sf, scale):
+    return stats.kstest(samples, lambda t: sf.cdf(t, scale)).pvalue
+
+
+@rerun_once(seed=301)
+def test_ks_median_against_exact_cdf():
+    rng = np.random.default_rng(7)
+    for n, scale in [(0, 1.0), (1, 1.0), (7, 1.0), (50, 2.0), (301, 0.7)]:
+        x = np.sort(rng.normal(size=n).clip(-3, 3))
+        sf = duff_utility(x, "median", bounds=(-3.0, 3.0))
+        m = chain(-3.0, 3.0, scale)
+        draws = [m(x) for _ in range(1500)]
+        assert _ks(draws, sf, scale) > 1e-3, (n, scale)
+
+
+@rerun_once(seed=302)
+def test_ks_quantile_against_exact_cdf():
+    rng = np.random.default_rng(8)
+    for alpha in [0.1, 0.25, 0.9, Fraction(1, 3)]:
+        x = np.sort(rng.uniform(0, 1, size=40))
+        sf = duff_utility(x, "quantile", bounds=(0.0, 1.0), alpha=alpha)
+        draws = duff_quantile_sample(x, (0.0, 1.0), alpha, 1.5, size=1500)
+        assert _ks(draws, sf, 1.5) > 1e-3, alpha
+
+
+@rerun_once(seed=303)
+def test_ks_lazy_blocks_opened(monkeypatch):
+    # a negative tail makes the explicit window tiny, so the far blocks win often:
+    # this exercises the lazy bound, the exact block mass and the block opening
+    monkeypatch.setattr(duff_mod, "_TAIL", -9.0)
+    rng = np.random.default_rng(9)
+    x = np.sort(rng.standard_cauchy(size=400).clip(-20, 20))
+    for alpha, scale in [(0.5, 3.0), (0.2, 1.0)]:
+        sampler = duff_mod._QuantileSampler(x, -20.0, 20.0, alpha, scale)
+        assert sampler.blocks, "the test needs far blocks"
+        sf = quantile_step_function(x, (-20.0, 20.0), alpha)
+        draws = [sampler.sample() for _ in range(2000)]
+        assert _ks(draws, sf, scale) > 1e-3
+
+
+@rerun_once(seed=304)
+def test_ks_heavy_ties_and_empty_window():
+    # 300 equal records: every gap near the median is empty, the mass is on [a, c] and [c, b]
+    x = np.full(300, 0.25)
+    sf = duff_utility(x, "median", bounds=(0.0, 1.0))
+    draws = duff_quantile_sample(x, (0.0, 1.0), 0.5, 2.0, size=1500)
+    assert _ks(draws, sf, 2.0) > 1e-3
+
+
+# ----------------------------------------------------------------------------- privacy
+def _log_density(sf, scale, points):
+    """Exact log density of the EM at points (not on piece ends), in float."""
+    lw = sf.log_masses(scale)
+    top = lw.max()
+    logz = top + np.log(np.sum(np.exp(lw - top)))
+    return sf(points) / scale - logz
+
+
+def test_privacy_neighbouring_pairs():
+    rng = np.random.default_rng(11)
+    lo, hi = 0.0, 10.0
+    for trial in range(300):
+        n = int(rng.integers(0, 12))
+        x = np.sort(rng.choice(np.arange(11.0), size=n))
+        if n and rng.random() < 0.5:
+            x2 = np.delete(x, int(rng.integers(n)))
+        else:
+            x2 = np.sort(np.append(x, float(rng.integers(11))))
+        alpha = [0.5, 0.25, 0.8, Fraction(1, 3)][trial % 4]
+        scale = float(rng.choice([0.3, 1.0, 2.0, 5.0]))
+        m = dp.m.make_duff_quantile(dp.vector_domain(dp.atom_domain(T=float, bounds=(lo, hi)),
+                                                     sorted=True),
+                                    dp.symmetric_distance(), alpha=alpha, scale=scale)
+        bound = m.map(1)
+        s1 = quantile_step_function(x, (lo, hi), alpha)
+        s2 = quantile_step_function(x2, (lo, hi), alpha)
+        ends = np.unique(np.concatenate([s1.left, s1.right, s2.left, s2.right, [lo, hi]]))
+        mids = (ends[:-1] + ends[1:]) / 2
+        ratio = np.abs(_log_density(s1, scale, mids) - _log_density(s2, scale, mids))
+        assert ratio.max() <= bound * (1 + 1e-12), (x, x2, alpha, scale)
+        # sensitivity 1 of u itself, everywhere including record values
+        pts = np.concatenate([mids, ends])
+        assert np.max(np.abs(s1(pts) - s2(pts))) <= 1
+
+
+def test_map_is_exact_and_rounded_up():
+    dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), sorted=True)
+    for scale in [0.3, 1.0, 2.0 / 0.7, 1e-300, 7.0]:
+        m = dp.m.make_duff_median(dom, dp.symmetric_distance(), scale=scale)
+        for d in [1, 2, 3, 1000]:
+            out = m.map(d)
+            exact = Fraction(2 * d) / Fraction(scale)
+            assert Fraction(out) >= exact or out == math.inf
+            if out != math.inf:
+                assert Fraction(math.nextafter(out, 0)) < exact
+        assert m.map(0) == 0
+    assert dp.m.make_duff_median(dom, dp.symmetric_distance(), scale=0.0).map(1) == math.inf
+    assert dp.m.make_duff_median(dom, dp.symmetric_distance(), scale=math.inf).map(1) == 0
+
+
+# ----------------------------------------------------------------------------- robustness
+ROBUST = {
+    "3000 identical": (np.full(3000, 3.0), 0.0, 10.0, 2.0),
+    "all at lower bound": (np.zeros(50), 0.0, 10.0, 2.0),
+    "all at upper bound": (np.full(51, 10.0), 0.0, 10.0, 2.0),
+    "n = 0": (np.array([]), 0.0, 10.0, 2.0),
+    "n = 1": (np.array([4.0]), 0.0, 10.0, 2.0),
+    "underflow": (np.linspace(0, 1, 1000), 0.0, 1.0, 1e-300),
+    "underflow with ties": (np.full(3000, 3.0), 0.0, 10.0, 1e-300),
+    "eps n = 1e9": (np.linspace(0, 1, 1000), 0.0, 1.0, 2e-6),
+    "zero-width gaps": (np.repeat([1.0, 2.0, 3.0], 20), 0.0, 5.0, 1.0),
+    "a == b": (np.full(10, 1.0), 1.0, 1.0, 2.0),
+    "scale 0": (np.array([1.0, 2.0, 3.0]), 0.0, 5.0, 0.0),
+    "scale inf": (np.array([1.0, 2.0, 3.0]), 0.0, 5.0, math.inf),
+    "huge bounds": (np.array([1.0, 2.0]), -1.7e308, 1.7e308, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROBUST))
+@pytest.mark.parametrize("alpha", [None, 0.1, 0.95])
+def test_robust_releases(name, alpha):
+    x, lo, hi, scale = ROBUST[name]
+    m = chain(lo, hi, scale, alpha)
+    with seeded_rng_for_tests(17):
+        out = np.array([m(x) for _ in range(30)])
+    assert np.all(np.isfinite(out)) and np.all(out >= lo) and np.all(out <= hi)
+
+
+def test_eps_n_1e9_concentrates():
+    x = np.linspace(0, 1, 1001)
+    with seeded_rng_for_tests(3):
+        out = duff_quantile_sample(x, (0.0, 1.0), 0.5, 2e-6, size=20)
+    # median 0.5: the gap of level -1 is [0.499, 0.5]; the next ones weigh e^-5e5
+    assert np.all((out >= 0.499) & (out <= 0.5))
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_bad_input_errors_name_the_parameter():
+    sorted_dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), sorted=True)
+    sym = dp.symmetric_distance()
+    for alpha in [0.0, 1.0, -0.5, 1.5, float("nan"), Fraction(3, 2)]:
+        with pytest.raises(ValueError, match="alpha"):
+            dp.m.make_duff_quantile(sorted_dom, sym, alpha=alpha, scale=1.0)
+    with pytest.raises(TypeError, match="alpha"):
+        dp.m.make_duff_quantile(sorted_dom, sym, alpha="half", scale=1.0)
+    for scale in [-1.0, float("nan")]:
+        with pytest.raises(ValueError, match="scale"):
+            dp.m.make_duff_median(sorted_dom, sym, scale=scale)
+    with pytest.raises(TypeError, match="scale"):
+        dp.m.make_duff_median(sorted_dom, sym, scale="1")
+    unsorted = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)))
+    with pytest.raises(ValueError, match="sorted"):
+        dp.m.make_duff_median(unsorted, sym, scale=1.0)
+    unbounded = dp.vector_domain(dp.atom_domain(T=float), sorted=True)
+    with pytest.raises(ValueError, match="bounded"):
+        dp.m.make_duff_median(unbounded, sym, scale=1.0)
+    ints = dp.vector_domain(dp.atom_domain(T=int, bounds=(0, 1)), sorted=True)
+    with pytest.raises(ValueError, match="float"):
+        dp.m.make_duff_median(ints, sym, scale=1.0)
+    sized = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), size=3, sorted=True)
+    with pytest.raises(ValueError, match="symmetric_distance"):
+        dp.m.make_duff_median(sized, dp.change_one_distance(), scale=1.0)
+    with pytest.raises(ValueError, match="statistic"):
+        duff_utility([1.0], "variance", bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="alpha"):
+        duff_utility([1.0], "quantile", bounds=(0.0, 1.0), alpha=1.0)
+
+
+def test_then_forms_and_doc_chain():
+    m = chain(0.0, 1.0, 2.0)
+    assert m.map(1) == 1.0 and m.map(3) == 3.0
+    assert 0.0 <= m([0.3, 0.1, 5.0]) <= 1.0
+
+
+def test_duff_utility_other_statistics():
+    mode = duff_utility([1, 1, 2], "mode", candidates=[1, 2, 3])
+    assert mode([1, 2, 3]).tolist() == [0.0, -1.0, -2.0]
+    mean = duff_utility([0.0, 4.0], "mean", bounds=(0.0, 4.0))
+    assert mean(2.0) >= -1 and mean(0.5) == -2
+    empty = duff_utility([], "median", bounds=(0.0, 1.0))
+    assert empty([0.0, 0.5, 1.0]).tolist() == [-1.0, -1.0, -1.0]
