@@ -26,7 +26,7 @@ MAX = 1.7976931348623157e308  # the largest finite float
 __all__ = [
     "Q", "up", "down", "add_up", "sub_up", "mul_up", "div_up", "div_down",
     "sqrt_up", "sqrt_down", "exp_up", "exp_down", "log_up", "log_down",
-    "log1p_up", "log1p_down", "expm1_up", "pow_up", "next_up", "next_down",
+    "log1p_up", "log1p_down", "expm1_up", "expm1_down", "pow_up", "next_up", "next_down",
 ]
 
 
@@ -174,6 +174,13 @@ def exp_down(x):
 
 def expm1_up(x):
     return _libm_up(math.expm1, x)
+
+
+def expm1_down(x):
+    """e^x - 1 rounded down (never below -1; exactly 0 at 0)."""
+    if x == 0:
+        return 0.0
+    return max(-1.0, _libm_down(math.expm1, x))
 
 
 def log_up(x):

@@ -38,7 +38,6 @@ and ceil(alpha m) = ceil(P m / Q) for all m <= 2n + 2 because no fraction with
 denominator <= 2n + 2 lies in [alpha, P/Q).  All level arithmetic is then exact
 integer arithmetic.
 """
-import math
 from fractions import Fraction
 
 import attrs
@@ -77,7 +76,8 @@ class StepFunction:
             raise ValueError("left, right and levels must have equal lengths")
 
     def __repr__(self):
-        return f"StepFunction({self.left.size} pieces, levels {self.levels.min(initial=0)}..{self.levels.max(initial=0)})"
+        lo, hi = self.levels.min(initial=0), self.levels.max(initial=0)
+        return f"StepFunction({self.left.size} pieces, levels {lo}..{hi})"
 
     def __len__(self):
         return int(self.levels.size)
@@ -159,7 +159,8 @@ def quantile_rational(alpha, n):
     b1 = Fraction(p0 + k * p1, q0 + k * q1)
     b2 = Fraction(p1, q1)
     up = b1 if b1 > a else b2
-    assert up > a and up.denominator <= max_den
+    if not (up > a and up.denominator <= max_den):  # unreachable; stay exact rather than raise
+        return a.numerator, a.denominator
     return up.numerator, up.denominator
 
 
@@ -176,7 +177,8 @@ def quantile_costs(p, e, q, P, Q):
     of rank ceil((P/Q) m).  Vectorised, exact integer arithmetic (see module doc)."""
     p, e, q = np.broadcast_arrays(np.asarray(p), np.asarray(e), np.asarray(q))
     n = p + e + q
-    big = bool(n.size) and (int(np.max(n)) + 2) * (2 * int(np.max(n)) + 4) >= 2 ** 62
+    # products below are at most (n + 2) * max(P, Q): int64 unless that could overflow
+    big = bool(n.size) and (int(np.max(n)) + 2) * max(int(P), int(Q), 2) >= 2 ** 62
     p, e, q, n = (_int_array(z, big) for z in (p, e, q, n))
     F = Q * p - P * n            # Q * phi
     D = P * n - Q * (p + e)      # -Q * psi

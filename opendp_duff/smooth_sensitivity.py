@@ -43,7 +43,9 @@ O((K + 1) log(K + 1)) work.  The window starts at K = ceil(4/t) + 16 (e^{-kt} k 
 k = 1/t for well-spread data) and is then set, once, to the K that the best value found proves
 sufficient.  Because results below FLOOR = 2^-1000 are rounded up to it (below), K never
 exceeds (log(b - a) + 696)/t, so the cost is O(min(n, (log(b - a) + 696)/t) log n) on any data
-and never more than O(n log n).  All-equal records are the adversarial case.
+and never more than O(n log n).  Tied records are merged first (a tied row or column is
+dominated by its neighbour), so all-equal data cost O(window); the adversarial case is distinct
+records spaced ~1e-300 apart, where no pair is large until k is huge.
 
 Rounding.  Candidates are compared in the log domain, L = log(x_(j) - x_(i)) - k t, which never
 underflows; within a row, relative to the row's first column jz with a positive difference, so
@@ -62,6 +64,10 @@ max(S^t, FLOOR) and min(S^t, cap) are t-smooth whenever S^t is, so S_hat is an u
 the local sensitivity and is (t + rho)-smooth: S_hat(x) <= e^{t + rho} S_hat(x') for
 neighbours, which is what a smooth-sensitivity mechanism needs.  If a = b the statistic is
 constant and the result is exactly 0.
+
+Proofs of (*), of the add/remove formula, of the algorithm and of the rounding guarantee:
+``proofs/smooth_sensitivity/smooth_sensitivity.tex``; tests compare with Proposition 40 evaluated
+in 50-digit decimals and with the definition enumerated over a small universe.
 
 Inputs.  ``x_sorted`` must already be sorted in non-decreasing order and free of NaN: this is
 the caller's responsibility and is NOT checked (a check would read all n records, while the
@@ -206,21 +212,35 @@ def _log_diff(xi, xj):
         return np.log(np.fmax(xj - xi, 0.0))
 
 
-def _window_max(rx, cx, i0, j0, w, t):
-    """max over rows i = i0 + a, columns j = j0 + c of L = log(x_j - x_i) - (j - i - w) t,
-    k = j - i - w < 0 excluded, by level-synchronous monotone-argmax divide and conquer.
+def _drop_dominated(rx, cx):
+    """Row and column positions that can hold the maximum of (*).
+
+    Among tied row values the last index dominates (same differences, smaller k); among tied
+    column values the first.  The one exception is the corner (p, q), which is not a
+    candidate: a pair mapped onto it is dominated by (p, q + 1) instead (k = 0, difference
+    x_(q+1) - x_(p) >= the pair's), so column q + 1 is always kept.  This makes all-tied
+    data, where early stopping cannot help, cost O(window) instead of O(window log window)."""
+    keep_r = np.ones(rx.size, bool)
+    keep_r[:-1] = rx[1:] != rx[:-1]
+    keep_c = np.ones(cx.size, bool)
+    keep_c[2:] = cx[2:] != cx[1:-1]
+    return np.flatnonzero(keep_r), np.flatnonzero(keep_c)
+
+
+def _window_max(rx, ri, cx, cj, w, t):
+    """max over rows (values rx at indices ri) and columns (cx at cj), both sorted, of
+    L = log(x_j - x_i) - (j - i - w) t, the corner pair (last row, first column; k = -1)
+    excluded, by level-synchronous monotone-argmax divide and conquer.
 
     Within a row, candidates are compared as L' = log(x_j - x_i) - (j - jz) t, where jz is the
     row's first column with x_j > x_i: L' differs from L by a constant of the row, and every L'
     that can compete with L'(jz) >= -745 has (j - jz) t <= 1460, so its rounding error is
     within ETA whatever the window size.  Returns (computed maximum, number of levels)."""
     R, C = rx.size, cx.size
-    # The only pair with k < 0 is the corner (last row, first column) when w >= 2.
-    corner = (R - 1) + i0 + w - j0 > 0
     jz = np.searchsorted(cx, rx, side="right")  # garbage on unsorted input, but in [0, C]
-    if corner:
-        jz[-1] = max(int(jz[-1]), 1)
-    row_shift = (jz + (j0 - i0 - w) - np.arange(R)).astype(np.float64) * t  # k of (i, jz)
+    jz[-1] = max(int(jz[-1]), 1)  # the last row's first column is the corner
+    jz_index = cj[np.minimum(jz, C - 1)]
+    row_shift = (jz_index - ri - w).astype(np.float64) * t  # k of (i, jz), times t
     slo = np.zeros(1, np.int64)
     shi = np.full(1, R - 1, np.int64)
     clo = np.zeros(1, np.int64)
@@ -237,9 +257,9 @@ def _window_max(rx, cx, i0, j0, w, t):
         pos = np.arange(total, dtype=np.int64)
         col = pos + np.repeat(clo - starts, lens)
         Lp = _log_diff(np.repeat(rx[mid], lens), cx[col])
-        if corner and mid[-1] == R - 1 and clo[-1] == 0:
-            Lp[starts[-1]] = -np.inf  # the last segment is the one holding the last row
-        Lp -= (col - np.repeat(jz[mid], lens)).astype(np.float64) * t
+        if mid[-1] == R - 1 and clo[-1] == 0:
+            Lp[starts[-1]] = -np.inf  # the corner; the last segment holds the last row
+        Lp -= (cj[col] - np.repeat(jz_index[mid], lens)).astype(np.float64) * t
         segmax = np.maximum.reduceat(Lp, starts)
         hit = np.where(Lp == np.repeat(segmax, lens), pos, total)
         jhat = col[np.minimum.reduceat(hit, starts)]
@@ -266,7 +286,8 @@ def _window_statistic(x, p, q, t, lo, hi):
         i0, j1 = max(0, p - K), min(n + 1, q + K)
         rx = _order_stats(x, lo, hi, i0, p)
         cx = _order_stats(x, lo, hi, q, j1)
-        best, depth = _window_max(rx, cx, i0, q, w, t)
+        r_keep, c_keep = _drop_dominated(rx, cx)
+        best, depth = _window_max(rx[r_keep], r_keep + i0, cx[c_keep], c_keep + q, w, t)
         margin = _margin(depth)
         if K >= K_full or _window_suffices(best, margin, log_width, K, t):
             return _finish(best, margin, (lo, hi), w)

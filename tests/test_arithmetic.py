@@ -75,3 +75,10 @@ def test_special_values():
     assert ar.pow_up(2.0, 3) == 8.0
     assert Decimal(ar.pow_up(2.0, 0.5)) >= Decimal(2).sqrt()
     assert Decimal(ar.pow_up(0.5, -0.5)) >= Decimal(2).sqrt()
+
+
+@pytest.mark.parametrize("x", [1e-12, 1e-3, 0.5, 1.0, 30.0, -0.25])
+def test_expm1_brackets_high_precision_value(x):
+    e = Decimal(x).exp() - 1
+    assert Decimal(ar.expm1_down(x)) <= e <= Decimal(ar.expm1_up(x))
+    assert ar.expm1_down(0.0) == 0.0

@@ -14,7 +14,6 @@ import opendp_duff as dp
 from conftest import rerun_once
 from opendp_duff.duff_utility import (duff_utility, quantile_costs, quantile_gap_levels,
                                       quantile_rational, quantile_step_function)
-from opendp_duff.errors import MakeError
 from opendp_duff.measurements import duff as duff_mod
 from opendp_duff.measurements.duff import duff_quantile_sample
 from opendp_duff.samplers import seeded_rng_for_tests
@@ -23,12 +22,12 @@ ALPHAS = [Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 3), Fracti
           Fraction(1, 10), Fraction(9, 10), Fraction(3, 5)]
 
 
-def space(lo, hi):
+def space():
     return dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
 
 
 def chain(lo, hi, scale, alpha=None):
-    c = space(lo, hi) >> dp.t.then_clamp(bounds=(lo, hi)) >> dp.t.then_sort()
+    c = space() >> dp.t.then_clamp(bounds=(lo, hi)) >> dp.t.then_sort()
     if alpha is None:
         return c >> dp.m.then_duff_median(scale=scale)
     return c >> dp.m.then_duff_quantile(alpha=alpha, scale=scale)
@@ -116,20 +115,23 @@ def test_quantile_rational_is_exact_and_minimal():
 def _search_cost(p, e, q, P, Q, R):
     """Fewest edits (|dL| + |dE| + |dG|, each within R) after which a point with p records
     below, e equal, q above is the rank-ceil(P m / Q) record: Q L' < P m <= Q (L' + E')."""
-    d = np.arange(-R, R + 1)
+    d = np.arange(-R, R + 1).astype(object)  # exact integers, whatever P and Q
     dl, de, dg = np.meshgrid(d, d, d, indexing="ij")
     L, E, G = p + dl, e + de, q + dg
     m = L + E + G
     ok = (L >= 0) & (E >= 1) & (G >= 0) & (Q * L < P * m) & (P * m <= Q * (L + E))
+    ok = ok.astype(bool)
     cost = np.abs(dl) + np.abs(de) + np.abs(dg)
     return int(cost[ok].min()) if ok.any() else None
 
 
 def test_costs_against_exhaustive_search():
     rng = np.random.default_rng(12)
-    for n, R in [(25, 27), (10 ** 9, 6), (3 * 10 ** 9, 6)]:  # the last takes the Python-int path
+    odd = [Fraction(1, 3) + Fraction(1, 2 ** 40), Fraction(2, 3) - Fraction(7, 2 ** 45)]
+    # the last case overflows int64 and takes the Python-int path
+    for n, R, alphas in [(25, 27, ALPHAS), (10 ** 9, 6, ALPHAS), (10 ** 9, 6, odd)]:
         for _ in range(40):
-            frac = ALPHAS[int(rng.integers(len(ALPHAS)))]
+            frac = alphas[int(rng.integers(len(alphas)))]
             P, Q = frac.numerator, frac.denominator
             e = int(rng.integers(1, 4))
             if n < 100:

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 import opendp_duff as dp
@@ -450,3 +451,19 @@ def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
         slope = (law.logpdf(z * (1 + h)) - law.logpdf(z * (1 - h))) / (2 * h * z)
     slope = slope[np.isfinite(slope)]
     assert slope.size > 1000 and np.abs(slope).max() <= L * (1 + 1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(noise=st.sampled_from(["lln", "uln", "arsinh_normal", "student_t", "polynomial_tail", "laplace"]),
+       t=st.floats(1e-6, 3.0), s=st.floats(1e-6, 50.0), u=st.floats(0.0, 1.0), k=st.integers(1, 6))
+def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k):
+    shape = {"lln": 0.05 + 3 * u, "uln": math.sqrt(2) + 3 * u, "arsinh_normal": 0.05 + 3 * u,
+             "student_t": 1 + 20 * u, "polynomial_tail": 1.001 + 10 * u, "laplace": 1e-12 + 0.13 * u}[noise]
+    got = sm.group_map(noise, t, s, shape)(k)
+    if noise == "laplace":
+        got, exact = got[0], ref_laplace_group(t, s, shape, k) if k > 1 else ref_one_step(noise, t, s, shape)
+    elif noise in sm.ZCDP_NOISES:
+        exact = k * k * ref_one_step(noise, t, s, shape) ** 2 / 2
+    else:
+        exact = k * ref_one_step(noise, t, s, shape)
+    assert got == math.inf or Dd(got) >= exact

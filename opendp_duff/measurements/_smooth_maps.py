@@ -47,14 +47,6 @@ def _up_sum(*terms):
     return ar.up(sum((Q(x) for x in terms), Fraction(0)))
 
 
-def _expm1_down(x):
-    """e^x - 1 rounded down, for x >= 0: libm's expm1 stepped two floats down
-    (the same one-ulp accuracy assumption as arithmetic.exp_down)."""
-    if x == 0:
-        return 0.0
-    return max(0.0, ar.next_down(math.expm1(float(x)), 2))
-
-
 # ---- one-step bounds (d_in = 1), each rounded up ----------------------------
 
 def lln_epsilon(t, s, sigma):
@@ -111,7 +103,7 @@ def laplace_group_epsilon(t, s, delta, k):
     em1_k = ar.expm1_up(ar.up(tk))
     if em1_k == INF:
         return INF
-    ratio = Q(em1_k) / Q(_expm1_down(t))      # >= (e^{kt} - 1)/(e^t - 1)
+    ratio = Q(em1_k) / Q(ar.expm1_down(t))      # >= (e^{kt} - 1)/(e^t - 1)
     log_inv = -ar.log_down(delta)
     return max(0.0, ar.up(Q(s) * ratio + Q(em1_k) * Q(log_inv) - tk))
 

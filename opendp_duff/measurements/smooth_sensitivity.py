@@ -41,10 +41,11 @@ from .. import arithmetic as ar
 from .. import distributions as _dist
 from .. import smooth_sensitivity as _ss
 from ..combinators.measure_cast import make_fix_delta, make_zCDP_to_approxDP
-from ..core import Measurement, then
+from ..core import Measurement, make_chain_mt, then
 from ..errors import MakeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
-from ..metrics import SymmetricDistance
+from ..metrics import ChangeOneDistance, SymmetricDistance
+from ..transformations.metric_convert import make_symmetric_to_change_one
 from ..transformations._common import as_array, dataset_space
 from . import _smooth_maps as sm
 from ._common import add_noise
@@ -139,8 +140,6 @@ def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape):
     # the map uses that smoothing (a relative change below 1e-8).
     t_map = ar.add_up(t, _ss.smooth_sensitivity_rounding_slack(input_domain.size))
     map_k = sm.group_map(noise, t_map, s, shape)
-    # Same-size datasets at symmetric distance d differ by floor(d/2) substitutions.
-    symmetric = isinstance(input_metric, SymmetricDistance)
     draw = _sampler(noise, shape)
 
     def function(x):
@@ -151,10 +150,13 @@ def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape):
         noise_value = 0.0 if z == 0.0 else z * scale  # never inf * 0 = NaN
         return add_noise(value, noise_value, False)
 
-    def privacy_map(d_in):
-        return map_k(d_in // 2 if symmetric else d_in)
-
-    return Measurement(input_domain, input_metric, _measure(noise), function, privacy_map)
+    if isinstance(input_metric, SymmetricDistance):
+        # Same-size datasets at symmetric distance d differ by floor(d/2) substitutions:
+        # go through the (proven) identity transformation that says so.
+        convert = make_symmetric_to_change_one(input_domain, input_metric)
+        inner = Measurement(input_domain, ChangeOneDistance(), _measure(noise), function, map_k)
+        return make_chain_mt(inner, convert)
+    return Measurement(input_domain, input_metric, _measure(noise), function, map_k)
 
 
 def _common_params(t, s, noise, sigma, d, gamma, delta):
