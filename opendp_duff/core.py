@@ -1,6 +1,7 @@
 """Transformations, measurements, partial constructors, and chaining with ``>>``."""
 import attrs
 
+from .samplers import check_entropy
 from .errors import DomainMismatch, MetricMismatch, MakeTypeError
 
 __all__ = ["Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
@@ -79,8 +80,11 @@ class Measurement:
     output_measure: object
     function: object
     privacy_map: object
+    # Optional: data -> the exact law of the release (see opendp_duff.audit); None when unknown.
+    output_law: object = None
 
     def __call__(self, data):
+        check_entropy()  # a broken random source fails here, independently of the data
         return self.function(data)
 
     def map(self, d_in):
@@ -117,8 +121,9 @@ def make_chain_mt(m1, t0):
     """Measurement m1 after transformation t0: privacy_map(stability_map(d_in))."""
     _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0.function, m1.function, t0.stability_map, m1.privacy_map
+    law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
     return Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
-                       lambda x: f1(f0(x)), lambda d: p1(s0(d)))
+                       lambda x: f1(f0(x)), lambda d: p1(s0(d)), law)
 
 
 def make_chain_pm(post, m0):

@@ -186,6 +186,19 @@ def test_ks_lazy_blocks_opened(monkeypatch):
         assert _ks(draws, sf, scale) > 1e-3
 
 
+@rerun_once(seed=305)
+def test_ks_lazy_blocks_with_ties(monkeypatch):
+    # ties make the window's gaps empty or low, so the top live level sits in a block
+    monkeypatch.setattr(duff_mod, "_TAIL", -9.0)
+    rng = np.random.default_rng(10)
+    for alpha, scale in [(0.5, 0.7), (0.3, 2.0), (0.5, 4.0)]:
+        x = np.sort(rng.choice([0.2, 0.5, 0.55, 0.9], size=61, p=[0.2, 0.5, 0.1, 0.2]))
+        sampler = duff_mod._QuantileSampler(x, 0.0, 1.0, alpha, scale)
+        sf = quantile_step_function(x, (0.0, 1.0), alpha)
+        draws = [sampler.sample() for _ in range(1500)]
+        assert _ks(draws, sf, scale) > 1e-3, (alpha, scale)
+
+
 @rerun_once(seed=304)
 def test_ks_heavy_ties_and_empty_window():
     # 300 equal records: every gap near the median is empty, the mass is on [a, c] and [c, b]

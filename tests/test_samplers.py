@@ -84,3 +84,30 @@ def test_gumbel_argmax_infinite_weights():
     with seeded_rng_for_tests(17):
         winners = {samplers.gumbel_argmax([np.inf, 0.0, np.inf]) for _ in range(200)}
     assert winners == {0, 2}
+
+
+class _FailingSource:
+    name = "failing"
+
+    def random_bytes(self, n):
+        raise samplers.EntropyError("no entropy")
+
+
+def test_entropy_failure_raises_before_any_data_is_read():
+    read = []
+
+    class Data(list):
+        def __array__(self, *args, **kwargs):
+            read.append(True)
+            return np.array(list(self), dtype=float)
+
+        def __iter__(self):
+            read.append(True)
+            return super().__iter__()
+
+    space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    meas = space >> dp.t.then_clamp(bounds=(0.0, 1.0)) >> dp.t.then_count() >> dp.m.then_laplace(scale=1.0)
+    with samplers.byte_source_for_tests(_FailingSource()):
+        with pytest.raises(samplers.EntropyError):
+            meas(Data([0.5, 0.25]))
+    assert read == []

@@ -63,13 +63,16 @@ def _edges(y, lo, hi, j0, j1):
 class _QuantileSampler:
     """The Duff alpha-quantile mechanism on sorted data y in [lo, hi].
 
-    Candidates: the n + 1 gaps, gap j with level L_j = quantile_gap_levels(j) and width
-    w_j.  (Records themselves have Lebesgue measure zero.)  The race: the gaps within
-    ``_window`` of the best gap r individually, plus two lazy blocks, the gaps left and
-    right of the window.  A block's log-mass is at most log(its total width, a
-    difference of two records) + (its level nearest the window - top)/scale, since levels
-    fall away from r; its exact log-mass (O(n)) is computed only if that bound could
-    win.  Work per release: O(window), plus O(n) with tiny probability.
+    Candidates: the n + 1 gaps, gap j = [e_j, e_{j+1}] with e = (lo, y_1..y_n, hi), level
+    L_j = quantile_gap_levels(j) and width w_j.  (Records have Lebesgue measure zero.)
+    The race: the gaps within ``_window`` of the best gap r individually, plus two lazy
+    blocks, the gaps left and right of the window.  Levels fall away from r, so a
+    block's live gaps are all at most the level of its live gap nearest the window
+    (found by binary search), and its log-mass is at most log(its total width, a
+    difference of two e's) + (that level - top) / scale; its exact log-mass (O(n)) is
+    computed only if that bound could win.  ``top`` is the highest level of a live
+    (positive-width) gap anywhere, so relative levels of live gaps are <= 0.
+    Work per release: O(window + log n), plus O(n) with tiny probability.
     """
 
     def __init__(self, y, lo, hi, alpha, scale):
@@ -78,32 +81,53 @@ class _QuantileSampler:
         self.P, self.Q = quantile_rational(alpha, n)
         r = quantile_best_gap(n, self.P, self.Q)
         k = _window(n, scale)
-        self.j0, self.j1 = max(0, r - k), min(n + 1, r + k + 1)
-        left, right = _edges(y, lo, hi, self.j0, self.j1)
-        levels = quantile_gap_levels(np.arange(self.j0, self.j1), n, self.P, self.Q)
+        j0, j1 = max(0, r - k), min(n + 1, r + k + 1)
+        left, right = _edges(y, lo, hi, j0, j1)
+        levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q)
         lw = log_widths(left, right)
-        alive = lw > -np.inf
+        ranges, spans, live = [], [], []
+        if j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]
+            ranges.append((0, j0))
+            spans.append((lo, self._e(j0)))
+            live.append(self._live_left(j0))
+        if j1 <= n:  # gaps j1..n span [e_j1, hi]
+            ranges.append((j1, n + 1))
+            spans.append((self._e(j1), hi))
+            live.append(self._live_right(j1))
+        live_levels = [int(quantile_gap_levels(np.array([j]), n, self.P, self.Q)[0])
+                       for j in live if j is not None]
+        window_live = levels[lw > -np.inf]
+        tops = live_levels + ([int(np.max(window_live))] if window_live.size else [])
+        self.top = max(tops) if tops else -1  # lo < hi: some gap is live, so tops is not empty
         self.near_left, self.near_right = left, right
-        if not alive.any():  # every window gap is empty: fall back to all gaps
-            self.j0, self.j1 = 0, n + 1
-            self.near_left, self.near_right = _edges(y, lo, hi, 0, n + 1)
-            levels = quantile_gap_levels(np.arange(n + 1), n, self.P, self.Q)
-            lw = log_widths(self.near_left, self.near_right)
-            alive = lw > -np.inf
-        self.top = int(np.max(levels[alive]))
         self.near_lw = lw + self._rel(levels)
+        self._block_ranges = ranges
         self.blocks = []
-        self._block_ranges = []
-        for a0, a1 in ((0, self.j0), (self.j1, n + 1)):
-            if a1 > a0:
-                nearest = a1 - 1 if a0 == 0 else a0
-                span_lo = lo if a0 == 0 else y[a0 - 1]
-                span_hi = hi if a1 == n + 1 else y[a1 - 1]
-                lvl = quantile_gap_levels(np.array([nearest]), n, self.P, self.Q)
-                up = float(log_widths(span_lo, span_hi)) + float(self._rel(lvl)[0])
-                self._block_ranges.append((a0, a1))
-                self.blocks.append(LazyBlock(up, self._exact_fn(len(self._block_ranges) - 1)))
+        for b, ((s_lo, s_hi), j) in enumerate(zip(spans, live)):
+            if j is None:  # no live gap: the block has no mass
+                up = -np.inf
+            else:
+                lvl = quantile_gap_levels(np.array([j]), n, self.P, self.Q)
+                up = float(log_widths(s_lo, s_hi)) + float(self._rel(lvl)[0])
+            self.blocks.append(LazyBlock(up, self._exact_fn(b)))
         self._cache = {}
+
+    def _e(self, j):
+        """e_j: lo for j = 0, y_j (1-based) for 1 <= j <= n, hi for j = n + 1."""
+        return self.lo if j == 0 else (self.hi if j == self.n + 1 else float(self.y[j - 1]))
+
+    def _live_left(self, j0):
+        """The largest j < j0 with e_j < e_{j+1}, or None: the gaps t..j0-1 with
+        e_t = e_j0 are empty, and gap t - 1 is not."""
+        v = self._e(j0)
+        t = int(self.lo < v) + int(np.searchsorted(self.y, v, side="left"))
+        return t - 1 if t >= 1 else None
+
+    def _live_right(self, j1):
+        """The smallest j >= j1 with e_j < e_{j+1}, or None: s, the last index with e_s = e_j1."""
+        v = self._e(j1)
+        s = int(self.lo <= v) + int(np.searchsorted(self.y, v, side="right")) - 1
+        return s if s <= self.n and self._e(s + 1) > v else None
 
     def _rel(self, levels):
         return relative_levels(levels, self.top, self.scale)

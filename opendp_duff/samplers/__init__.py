@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special
 
 __all__ = [
-    "SecureRandom", "SeededRandomForTests", "seeded_rng_for_tests", "current_rng",
+    "SecureRandom", "SeededRandomForTests", "seeded_rng_for_tests", "current_rng", "check_entropy", "byte_source_for_tests",
     "uniform_open", "standard_exponential", "standard_gumbel", "standard_laplace",
     "standard_normal", "gumbel_argmax", "EntropyError",
 ]
@@ -60,10 +60,23 @@ def current_rng():
     return _current.get()
 
 
+def check_entropy():
+    """Draw one byte, so that a failing random source raises here, before any data is read."""
+    current_rng().random_bytes(1)
+
+
 @contextlib.contextmanager
 def seeded_rng_for_tests(seed):
     """Use a seeded, insecure generator inside a ``with`` block.  Tests only."""
-    token = _current.set(SeededRandomForTests(seed))
+    with byte_source_for_tests(SeededRandomForTests(seed)):
+        yield
+
+
+@contextlib.contextmanager
+def byte_source_for_tests(source):
+    """Use any object with ``random_bytes(n)`` as the byte source inside a ``with`` block.
+    Tests only (for example a source that fails, or one that counts bytes)."""
+    token = _current.set(source)
     try:
         yield
     finally:

@@ -53,6 +53,9 @@ def log_widths(left, right):
 
 def relative_levels(levels, top, scale):
     """(level - top) / scale, capped at 0: the log-weight of a level relative to ``top``.
+
+    Callers take ``top`` = the highest level of a positive-width interval, so the cap
+    only touches zero-width intervals (mass 0 anyway) and keeps -inf + inf from arising.
     ``scale = 0`` keeps only levels >= top (0, others -inf); ``scale = inf`` gives 0.
     Underflow to -inf is intended; never NaN for finite levels."""
     gap = np.asarray(levels, dtype=np.float64) - top
