@@ -26,7 +26,9 @@ def main():
     count = space >> dp.t.then_count() >> dp.m.then_laplace(scale=2.0)
     print(f"private count       : {count(wages):8.1f}   (epsilon = map(1) = {count.map(1)})")
     print(f"  proof             : {ROOT / 'proofs/measurements/laplace/make_laplace.tex'}")
-    print(f"total epsilon spent : {median.map(1) + count.map(1)}")
+    # Both releases together, by sequential composition (the epsilons add, rounded up).
+    both = dp.c.make_composition([median, count])
+    print(f"total epsilon spent : {both.map(1)}   (make_composition of the two)")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ def main(argv=None):
     parser.add_argument("--seeded-noise", type=int, default=None, metavar="SEED",
                         help="use the seeded, INSECURE test generator for the mechanisms' noise "
                              "(reproducible runs; labelled in the outputs)")
+    parser.add_argument("--source", choices=("auto", "sklearn", "synthetic"), default="auto",
+                        help="real-medians only: scikit-learn's breast-cancer data if installed "
+                             "(auto), or the synthetic stand-in")
     parser.add_argument("--no-plots", action="store_true", help="write tables only")
     args = parser.parse_args(argv)
     names = sorted(EXPERIMENTS) if args.name == "all" else [args.name]
@@ -24,8 +27,9 @@ def main(argv=None):
         module = importlib.import_module(EXPERIMENTS[name])
         command = "python -m opendp_duff.experiments " + " ".join(
             shlex.quote(a) for a in ([name] + _flags(args)))
+        extra = {"source": args.source} if name == "real-medians" else {}
         module.run(args.out, quick=args.quick, data_seed=args.data_seed, noise_seed=args.seeded_noise,
-                   plots=not args.no_plots, command=command)
+                   plots=not args.no_plots, command=command, **extra)
     return 0
 
 
@@ -36,6 +40,8 @@ def _flags(args):
         flags += ["--data-seed", str(args.data_seed)]
     if args.seeded_noise is not None:
         flags += ["--seeded-noise", str(args.seeded_noise)]
+    if args.source != "auto":
+        flags += ["--source", args.source]
     if args.no_plots:
         flags.append("--no-plots")
     return flags

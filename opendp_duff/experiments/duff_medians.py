@@ -107,7 +107,7 @@ def _errors_one_dataset(xs, truth, bounds, eps, fixed, lib, releases):
 
 def compute(quick=False, data_seed=5, noise_seed=None, progress=None):
     """Run the experiment; return a dict of results (no files written)."""
-    datasets, releases = (4, 20) if quick else (100, 100)
+    datasets, releases = (3, 20) if quick else (100, 100)
     progress = progress or Progress(NAME)
     errors = {d: {e: {k: [] for k in MECHANISMS} for e in EPSILONS} for d in DISTRIBUTIONS}
     privacy = {d: {} for d in DISTRIBUTIONS}

@@ -1,4 +1,6 @@
 """make_gaussian: the Gaussian mechanism (global sensitivity) under zCDP."""
+import numpy as np
+
 from .. import _validate as v
 from .. import arithmetic as ar
 from ..core import Measurement, then
@@ -33,8 +35,19 @@ def make_gaussian(input_domain, input_metric, scale):
     def function(x):
         return add_noise(x, scale * standard_normal(noise_size(x, is_vector)), is_vector, scale)
 
-    return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map)
+    return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map,
+                       output_law=_law(is_vector, scale))
 
+
+
+def _law(is_vector, scale):
+    """x -> the exact law of the release, x + scale * Gaussian(1) (for opendp_duff.audit)."""
+    def law(x):
+        from ..audit import location_scale_law
+        from ..distributions import Gaussian
+        loc = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else float(x)
+        return location_scale_law(loc, scale, Gaussian(1.0))
+    return law
 
 then_gaussian = then(make_gaussian)
 

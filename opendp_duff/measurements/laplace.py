@@ -1,4 +1,6 @@
 """make_laplace: the Laplace mechanism (global sensitivity)."""
+import numpy as np
+
 from .. import _validate as v
 from .. import arithmetic as ar
 from ..core import Measurement, then
@@ -34,8 +36,18 @@ def make_laplace(input_domain, input_metric, scale):
         return add_noise(x, scale * standard_laplace(noise_size(x, is_vector)), is_vector, scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function,
-                       lambda d_in: ar.div_up(d_in, scale))
+                       lambda d_in: ar.div_up(d_in, scale), output_law=_law(is_vector, scale))
 
+
+
+def _law(is_vector, scale):
+    """x -> the exact law of the release, x + scale * Laplace(1) (for opendp_duff.audit)."""
+    def law(x):
+        from ..audit import location_scale_law
+        from ..distributions import Laplace
+        loc = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else float(x)
+        return location_scale_law(loc, scale, Laplace(1.0))
+    return law
 
 then_laplace = then(make_laplace)
 

@@ -78,6 +78,7 @@ _K_TOP = float(2 ** 52 - 2)  # largest "safe" 52-bit index for the level-0 bound
 _TWO_M52 = 2.0 ** -52
 _TWO_M53 = 2.0 ** -53
 _DIRECT = 4096             # an opened block larger than this is raced in ~sqrt(n) chunks
+_SMALL = 64               # races with at most this many competitors skip level 0
 _LAZY = 65536              # blocks larger than this start with a cheap upper bound only
 _INF_D = Decimal("Infinity")
 
@@ -226,7 +227,7 @@ def _q_terms(N, D, nref):
     with np.errstate(over="ignore", under="ignore"):
         q = (N - nref) / D                       # in [-inf, 0]: nref is the largest numer
     q_hi = q
-    ovf = np.isneginf(q)
+    ovf = q == -np.inf
     if ovf.any():
         # |true q| >= min(MAX/D, MAX(1-2^-53)) >= min(0.5 MAX/D, 0.5 MAX); bound it from above
         with np.errstate(over="ignore"):
@@ -289,7 +290,8 @@ class _Race:
         q_hi = self.q_hi
         st = self.starts
         n = (self.ends - st).astype(np.float64)
-        qmax = np.maximum.reduceat(q_hi + _REL * (np.abs(q_hi) + _MAG0), st)
+        qmax = np.maximum.reduceat(q_hi, st)   # q_hi <= 0, and q + REL*(|q| + 8) increases with q
+        qmax = qmax + _REL * (np.abs(qmax) + _MAG0)
         if self.L is None:
             lsum = np.log(n)
         else:
@@ -339,15 +341,19 @@ class _Race:
             small = np.flatnonzero(~single & (sizes <= _LAZY))
             if small.size:  # small blocks: their float log-sum-exp at once
                 w_lo[small], w_hi[small], wmag[small] = self._groups_float(small)
-        # level 0: float-path key at the midpoint, +-1 for the 52-bit interval, + margin
-        g = _gumbel_float((2.0 * k + 1.0) * _TWO_M53)
-        safe = (k >= 1.0) & (k <= _K_TOP)
-        m0 = _REL * (wmag + np.abs(g)) + 1.0
-        with np.errstate(invalid="ignore"):
-            lo = np.where(safe, (w_lo + g) - m0, -np.inf)
-            hi = np.where(safe, (w_hi + g) + m0, np.inf)
         cand = np.arange(n_c)
-        level = 0
+        if n_c <= _SMALL:  # few competitors: numpy call overhead dominates, start at level 1
+            lo, hi = self._level1(cand, k, single, w_lo, w_hi, wmag)
+            level = 1
+        else:
+            # level 0: float-path key at the midpoint, +-1 for the 52-bit interval, + margin
+            g = _gumbel_float((2.0 * k + 1.0) * _TWO_M53)
+            safe = (k >= 1.0) & (k <= _K_TOP)
+            m0 = _REL * (wmag + np.abs(g)) + 1.0
+            with np.errstate(invalid="ignore"):
+                lo = np.where(safe, (w_lo + g) - m0, -np.inf)
+                hi = np.where(safe, (w_hi + g) + m0, np.inf)
+            level = 0
         while True:
             best = lo.max()
             keep = hi >= best
@@ -375,7 +381,7 @@ class _Race:
         with np.errstate(invalid="ignore"):
             lo = (w_lo + g_lo) - m1
             hi = (w_hi + g_hi) + m1
-        return lo.astype(object), hi.astype(object)
+        return lo, hi
 
     def _decimal(self, cand, level):
         bits, p = _level_bits(level)
@@ -449,17 +455,20 @@ def exact_gumbel_race(numer, denom=1.0, left=None, right=None, groups=None, stat
     alive = N > -np.inf
     if L is not None:
         alive &= R > L
-    if not alive.any():
-        raise ValueError("no candidate has positive weight")
-    pos = np.isposinf(N) & alive
+    pos = N == np.inf
     if pos.any():
-        N, D, alive = np.where(pos, 0.0, -np.inf), 1.0, pos
-    idx = np.flatnonzero(alive)
-    gid = np.repeat(np.arange(starts.size), np.diff(np.append(starts, N.size)))[idx]
-    starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
-    N = N[idx]
-    if L is not None:
-        L, R = L[idx], R[idx]
+        N, D, alive = np.where(pos & alive, 0.0, -np.inf), 1.0, pos & alive
+    if alive.all():
+        idx = None
+    else:
+        if not alive.any():
+            raise ValueError("no candidate has positive weight")
+        idx = np.flatnonzero(alive)
+        gid = np.repeat(np.arange(starts.size), np.diff(np.append(starts, N.size)))[idx]
+        starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
+        N = N[idx]
+        if L is not None:
+            L, R = L[idx], R[idx]
     offset = 0
     while True:
         c = _Race(N, D, L, R, starts, stats).run()
@@ -467,7 +476,7 @@ def exact_gumbel_race(numer, denom=1.0, left=None, right=None, groups=None, stat
         b = int(starts[c + 1]) if c + 1 < starts.size else N.size
         offset += a
         if b - a == 1:
-            return int(idx[offset])
+            return offset if idx is None else int(idx[offset])
         stats["blocks_opened"] = stats.get("blocks_opened", 0) + 1
         N = N[a:b]
         if L is not None:

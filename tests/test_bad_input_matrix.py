@@ -1,0 +1,616 @@
+"""Issue 6, item 3: the bad-input matrix.
+
+Part A -- every public constructor (and the public functions that take parameters) against
+each bad parameter value: NaN, +-inf, True, a string, None, negative, zero, 1e308, a
+subnormal and a numpy scalar of every dtype.  The only acceptable outcomes are
+
+* a TypeError or ValueError at construction, whose message shows no data value; or
+* a normal construction, after which a release on a valid member works (finite, in the
+  output domain) and the map is a sensible non-negative number.
+
+Some values have one right answer and are asserted (NaN, a string, ``True`` and
+``np.bool_`` are never numbers; a scale may be +inf; ...).  A numpy scalar must behave
+exactly like the Python number it holds (same accept/reject, same map).
+
+Part B -- every release against awkward *members*: empty data, n = 1, all values equal,
+values at the bounds, the input types list / tuple / float32 / int64 arrays, and one
+large-duplicate dataset per mechanism family; plus inputs that are *not* members (NaN, inf)
+fed in front of ``make_clamp``, where only "no crash" is asserted and the behaviour is
+recorded.
+
+Randomness: every release runs under ``seeded_rng_for_tests``; nothing here is a
+statistical assertion (the checks hold for every draw), so no test can fail by chance.
+"""
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import opendp_duff as dp
+from opendp_duff.core import Measurement, Transformation
+from opendp_duff.domains import AtomDomain, VectorDomain
+from opendp_duff.measures import PrivacyProfile
+from opendp_duff.samplers import seeded_rng_for_tests
+
+# --------------------------------------------------------------------------- shared data
+# Distinctive values: an error message that quotes the data would contain one of these.
+SECRET = [3.14159271, 2.71828183, 1.41421357, 9.87654321, 0.57721566]
+SECRET_TEXT = ["3.14159", "2.71828", "1.41421", "9.87654", "0.57721"]
+LO, HI = 0.0, 10.0
+
+NP_DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+             np.uint8, np.uint16, np.uint32, np.uint64]
+BAD = [("nan", math.nan), ("+inf", math.inf), ("-inf", -math.inf), ("True", True),
+       ("str", "2.0"), ("None", None), ("negative", -1.0), ("zero", 0.0), ("1e308", 1e308),
+       ("subnormal", 5e-324)]
+NP_LABELS = [f"np.{t.__name__}" for t in NP_DTYPES] + ["np.bool_"]
+ALWAYS_REJECT = {"nan", "True", "str", "np.bool_"}
+
+# What each kind of parameter must do with the plain values ("either" where both outcomes
+# are within the contract; the generic checks still apply).
+KINDS = {
+    "scale": dict(accept={"+inf", "zero", "1e308", "subnormal"}, reject={"-inf", "negative"}),
+    "scale_pos": dict(accept={"+inf", "1e308", "subnormal"}, reject={"-inf", "negative", "zero"}),
+    "positive": dict(accept=set(), reject={"+inf", "-inf", "negative", "zero"}),
+    "prob": dict(accept=set(), reject={"+inf", "-inf", "negative", "zero", "1e308"}),
+    "lo": dict(accept={"negative", "zero", "subnormal"}, reject={"+inf", "-inf", "1e308"}),
+    "hi": dict(accept={"zero", "1e308", "subnormal"}, reject={"+inf", "-inf", "negative"}),
+    "int_lo": dict(accept={"negative", "zero"}, reject={"+inf", "-inf", "1e308", "subnormal"}),
+    "int_hi": dict(accept={"zero"}, reject={"+inf", "-inf", "negative", "subnormal"}),
+    "size": dict(accept={"zero"}, reject={"+inf", "-inf", "negative", "subnormal"}),
+    "nonneg_int": dict(accept={"zero"}, reject={"+inf", "-inf", "negative", "subnormal"}),
+    "candidate": dict(accept={"negative", "zero", "1e308", "subnormal"}, reject={"+inf", "-inf"}),
+    "int_candidate": dict(accept={"negative", "zero"}, reject={"+inf", "-inf", "subnormal"}),
+    "dist_float": dict(accept={"+inf", "zero", "1e308", "subnormal"}, reject={"-inf", "negative"}),
+    "dist_int": dict(accept={"zero", "1e308"}, reject={"+inf", "-inf", "negative", "subnormal"}),
+    "free": dict(accept=set(), reject=set()),
+}
+
+
+def float_space():
+    return dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+
+
+def bounded_sorted(lo=LO, hi=HI, size=None, metric=None):
+    dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(lo, hi)), size=size, sorted=True)
+    return dom, metric or dp.symmetric_distance()
+
+
+def sized(n=len(SECRET), metric=None):
+    """clamp >> sort on vectors of public size n (the smooth-sensitivity input space)."""
+    dom = dp.vector_domain(dp.atom_domain(T=float), size=n)
+    return (dom, metric or dp.change_one_distance()) >> dp.t.then_clamp(bounds=(LO, HI)) >> dp.t.then_sort()
+
+
+def member_of(domain, x=SECRET):
+    """A member of a float or int vector domain built from x (clipped, sized, sorted)."""
+    elem = domain.element_domain
+    arr = np.asarray(x, dtype=np.float64)
+    if elem.bounds is not None:
+        lo, hi = (float(b) for b in elem.bounds)
+        arr = np.clip(arr, lo, hi)
+    if domain.size is not None:
+        arr = np.resize(arr, domain.size) if arr.size else np.full(domain.size, 0.0)
+    if elem.T is int:
+        arr = np.round(arr).astype(np.int64)
+        if elem.bounds is not None:
+            arr = np.clip(arr, elem.bounds[0], elem.bounds[1])
+    if domain.sorted:
+        arr = np.sort(arr)
+    assert domain.member(arr)
+    return arr
+
+
+# --------------------------------------------------------------------------- generic checks
+def sensible_distance(d):
+    """A map's output: a non-negative number (not NaN), or an (eps, delta) pair of them."""
+    if isinstance(d, PrivacyProfile):
+        d = d(1e-6)
+    if isinstance(d, tuple):
+        assert len(d) == 2
+        for part in d:
+            sensible_distance(part)
+        assert d[1] <= 1
+        return
+    assert isinstance(d, (int, float)) and not isinstance(d, bool), type(d)
+    assert not math.isnan(d) and d >= 0, d
+
+
+def check_release(meas, x, *, bounds=None, index_range=None, values=None):
+    """One release on member x: it returns, and the value is of the documented kind."""
+    with seeded_rng_for_tests(7):
+        out = meas(x)
+    if index_range is not None:
+        assert out in range(index_range) or (out is None and index_range == 0), out
+    elif values is not None:
+        assert out in values, out
+    else:
+        out_arr = np.asarray(out, dtype=np.float64)
+        assert np.all(np.isfinite(out_arr)), out
+        if bounds is not None:
+            assert np.all(out_arr >= bounds[0]) and np.all(out_arr <= bounds[1]), (out, bounds)
+    return out
+
+
+def check_maps(obj):
+    one = obj.input_metric.distance_type(1)
+    sensible_distance(obj.map(one))
+    zero = obj.map(obj.input_metric.distance_type(0))
+    if isinstance(obj, Measurement) and isinstance(zero, PrivacyProfile):
+        zero = zero(1e-6)
+    assert zero == 0 or zero == (0.0, zero[1] if isinstance(zero, tuple) else 0), zero
+
+
+def summary(obj):
+    """What must agree between a numpy scalar and the Python number it holds."""
+    if isinstance(obj, Measurement):
+        d = obj.map(obj.input_metric.distance_type(1))
+        return ("M", repr(d(1e-6) if isinstance(d, PrivacyProfile) else d))
+    if isinstance(obj, Transformation):
+        return ("T", repr(obj.map(obj.input_metric.distance_type(1))), repr(obj.output_domain))
+    if hasattr(obj, "left") and hasattr(obj, "levels"):   # a StepFunction
+        return ("S", np.asarray(obj.left).tolist(), np.asarray(obj.levels).tolist())
+    if isinstance(obj, dict):
+        return ("D", repr(sorted(obj.items())))
+    if isinstance(obj, np.ndarray):
+        return ("A", obj.tolist())
+    return ("V", repr(obj))
+
+
+# --------------------------------------------------------------------------- the cases
+# Each case: (id, kind, build(value) -> object, exercise(object) -> None, np_value, none_ok).
+CASES = []
+
+
+def case(name, kind, np_value=2, none_ok=False):
+    def deco(build_and_exercise):
+        CASES.append((name, kind, build_and_exercise, np_value, none_ok))
+        return build_and_exercise
+    return deco
+
+
+def _release_median_on(domain):
+    meas = (domain, dp.symmetric_distance()) >> dp.m.then_duff_median(scale=1.0)
+    check_release(meas, member_of(domain), bounds=domain.element_domain.bounds)
+    mean = (domain, dp.symmetric_distance()) >> dp.m.then_duff_mean(scale=1.0)
+    check_release(mean, member_of(domain), bounds=domain.element_domain.bounds)
+
+
+# ---- domains
+@case("atom_domain.bounds[0]", "lo")
+def _c(v, run=True):
+    dom = dp.atom_domain(T=float, bounds=(v, HI))
+    if run:
+        _release_median_on(dp.vector_domain(dom, sorted=True))
+    return dom
+
+
+@case("atom_domain.bounds[1]", "hi")
+def _c(v, run=True):
+    dom = dp.atom_domain(T=float, bounds=(LO, v))
+    if run:
+        _release_median_on(dp.vector_domain(dom, sorted=True))
+    return dom
+
+
+@case("atom_domain(T=int).bounds[1]", "int_hi")
+def _c(v, run=True):
+    dom = dp.atom_domain(T=int, bounds=(0, v))
+    if run and dom.bounds[1] <= 2 ** 53:
+        space = dp.vector_domain(dom), dp.symmetric_distance()
+        meas = space >> dp.m.then_duff_mode(candidates=[0, 1, 2], scale=1.0)
+        check_release(meas, member_of(space[0]), values={0, 1, 2})
+    return dom
+
+
+@case("vector_domain.size", "size")
+def _c(v, run=True):
+    elem = dp.atom_domain(T=float, bounds=(LO, HI))
+    dom = dp.vector_domain(elem, size=v)
+    if run and dom.size <= 1000:
+        meas = (dom, dp.symmetric_distance()) >> dp.t.then_sum() >> dp.m.then_laplace(scale=1.0)
+        check_release(meas, member_of(dom))
+        check_maps(meas)
+    return dom
+
+
+# ---- transformations
+@case("make_clamp.bounds[0]", "lo")
+def _c(v, run=True):
+    t = dp.t.make_clamp(*float_space(), bounds=(v, HI))
+    if run:
+        assert t.output_domain.member(t(SECRET))
+        check_maps(t)
+        _release_median_on((t >> dp.t.then_sort()).output_domain)
+    return t
+
+
+@case("make_clamp.bounds[1]", "hi")
+def _c(v, run=True):
+    t = dp.t.make_clamp(*float_space(), bounds=(LO, v))
+    if run:
+        assert t.output_domain.member(t(SECRET))
+        check_maps(t)
+        _release_median_on((t >> dp.t.then_sort()).output_domain)
+    return t
+
+
+@case("make_clamp(T=int).bounds[0]", "int_lo")
+def _c(v, run=True):
+    space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+    t = dp.t.make_clamp(*space, bounds=(v, 10))
+    if run:
+        assert t.output_domain.member(t([3, -5, 12, 7]))
+        check_maps(t)
+    return t
+
+
+@case("make_count_by_candidates.candidates[0]", "candidate")
+def _c(v, run=True):
+    t = dp.t.make_count_by_candidates(*float_space(), candidates=[v, 5.0])
+    if run:
+        assert t.output_domain.member(t(SECRET + [5.0]))
+        check_maps(t)
+        meas = t >> dp.m.then_report_noisy_max_gumbel(scale=1.0)
+        check_release(meas, SECRET, index_range=2)
+    return t
+
+
+@case("make_count_by_candidates(T=int).candidates[0]", "int_candidate")
+def _c(v, run=True):
+    space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+    t = dp.t.make_count_by_candidates(*space, candidates=[v, 5])
+    if run:
+        assert t.output_domain.member(t([1, 5, 5, 2]))
+        check_maps(t)
+    return t
+
+
+# ---- measurements: noise
+def _atom_release(meas):
+    check_release(meas, 1.5)
+    check_maps(meas)
+
+
+@case("make_laplace.scale", "scale")
+def _c(v, run=True):
+    meas = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=v)
+    if run:
+        _atom_release(meas)
+        vec = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float)), dp.l1_distance(T=float), scale=v)
+        check_release(vec, SECRET)
+    return meas
+
+
+@case("make_gaussian.scale", "scale")
+def _c(v, run=True):
+    meas = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=v)
+    if run:
+        _atom_release(meas)
+        vec = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float)), dp.l2_distance(T=float), scale=v)
+        check_release(vec, SECRET)
+    return meas
+
+
+@case("make_report_noisy_max_gumbel.scale", "scale")
+def _c(v, run=True):
+    space = dp.vector_domain(dp.atom_domain(T=float)), dp.inf_difference_distance()
+    meas = dp.m.make_report_noisy_max_gumbel(*space, scale=v)
+    if run:
+        check_release(meas, SECRET, index_range=len(SECRET))
+        check_maps(meas)
+        zc = dp.m.make_report_noisy_max_gumbel(*space, scale=v, output_measure=dp.zero_concentrated_divergence())
+        check_maps(zc)
+    return meas
+
+
+# ---- measurements: Duff
+def _duff_space():
+    return float_space() >> dp.t.then_clamp(bounds=(LO, HI))
+
+
+@case("make_duff_mode.scale", "scale")
+def _c(v, run=True):
+    meas = _duff_space() >> dp.m.then_duff_mode(candidates=[1.0, 2.0, 3.0], scale=v)
+    if run:
+        check_release(meas, SECRET, values={1.0, 2.0, 3.0})
+        check_maps(meas)
+    return meas
+
+
+@case("make_duff_mode.candidates[0]", "candidate")
+def _c(v, run=True):
+    meas = _duff_space() >> dp.m.then_duff_mode(candidates=[v, 2.0, 3.0], scale=1.0)
+    if run:
+        check_release(meas, SECRET, values={float(v), 2.0, 3.0})
+        check_maps(meas)
+    return meas
+
+
+def _duff(then_x, **kw):
+    return _duff_space() >> dp.t.then_sort() >> then_x(**kw)
+
+
+@case("make_duff_median.scale", "scale")
+def _c(v, run=True):
+    meas = _duff(dp.m.then_duff_median, scale=v)
+    if run:
+        check_release(meas, SECRET, bounds=(LO, HI))
+        check_maps(meas)
+    return meas
+
+
+@case("make_duff_quantile.scale", "scale")
+def _c(v, run=True):
+    meas = _duff(dp.m.then_duff_quantile, alpha=0.25, scale=v)
+    if run:
+        check_release(meas, SECRET, bounds=(LO, HI))
+        check_maps(meas)
+    return meas
+
+
+@case("make_duff_quantile.alpha", "prob", np_value=0.5)
+def _c(v, run=True):
+    meas = _duff(dp.m.then_duff_quantile, alpha=v, scale=1.0)
+    if run:
+        check_release(meas, SECRET, bounds=(LO, HI))
+        check_maps(meas)
+    return meas
+
+
+@case("make_duff_mean.scale", "scale_pos")
+def _c(v, run=True):
+    meas = _duff(dp.m.then_duff_mean, scale=v)
+    if run:
+        check_release(meas, SECRET, bounds=(LO, HI))
+        check_maps(meas)
+    return meas
+
+
+# ---- measurements: smooth sensitivity
+def _smooth(make=dp.m.then_smooth_median, **kw):
+    return sized() >> make(**kw)
+
+
+def _smooth_case(case_id, kind, np_value=2, none_ok=False, make=dp.m.then_smooth_median, **fixed):
+    param = case_id.rsplit(".", 1)[1]
+
+    @case(case_id, kind, np_value, none_ok)
+    def _c(v, run=True):
+        meas = _smooth(make, **{**fixed, param: v})
+        if run:
+            check_release(meas, SECRET)
+            check_maps(meas)
+        return meas
+
+
+_smooth_case("make_smooth_median[student_t].t", "positive", np_value=0.5, s=0.2, noise="student_t")
+_smooth_case("make_smooth_median[student_t].s", "positive", np_value=0.5, t=0.1, noise="student_t")
+_smooth_case("make_smooth_median[student_t].d", "positive", none_ok=True, t=0.1, s=0.2, noise="student_t")
+_smooth_case("make_smooth_median[lln].sigma", "positive", np_value=1, t=0.1, s=0.2, noise="lln")
+_smooth_case("make_smooth_median[uln].sigma", "positive", none_ok=True, t=0.1, s=0.2, noise="uln")
+_smooth_case("make_smooth_median[arsinh_normal].sigma", "positive", none_ok=True, t=0.1, s=0.2,
+             noise="arsinh_normal")
+_smooth_case("make_smooth_median[polynomial_tail].gamma", "positive", none_ok=True, t=0.1, s=0.2,
+             noise="polynomial_tail")
+_smooth_case("make_smooth_median[laplace].delta", "prob", np_value=0.0625, t=0.1, s=0.2, noise="laplace")
+_smooth_case("make_smooth_trimmed_mean.m", "nonneg_int", np_value=1, make=dp.m.then_smooth_trimmed_mean,
+             t=0.1, s=0.2, noise="student_t")
+_smooth_case("make_smooth_trimmed_mean.t", "positive", np_value=0.5, make=dp.m.then_smooth_trimmed_mean,
+             m=1, s=0.2, noise="student_t")
+_smooth_case("make_smooth_median_baseline[eps].epsilon", "positive", np_value=1,
+             make=dp.m.then_smooth_median_baseline, name="SMOOTHSENS_eps")
+_smooth_case("make_smooth_median_baseline[eps_delta].delta", "prob", np_value=0.0625,
+             make=dp.m.then_smooth_median_baseline, name="SMOOTHSENS_eps_delta", epsilon=1.0, t=0.1)
+_smooth_case("make_smooth_median_baseline[laplaceln].t", "positive", np_value=0.5, none_ok=True,
+             make=dp.m.then_smooth_median_baseline, name="LAPLACELN", epsilon=1.0, delta=1e-6)
+
+
+# ---- combinators
+def _lap():
+    return dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
+
+
+def _gauss():
+    return dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
+
+
+@case("make_fix_delta.delta", "prob", np_value=0.0625)
+def _c(v, run=True):
+    meas = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(_gauss()), delta=v)
+    if run:
+        _atom_release(meas)
+    return meas
+
+
+def _make_lap(s):
+    return dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=s)
+
+
+@case("binary_search_param.d_in", "dist_float")
+def _c(v, run=True):
+    return dp.binary_search_param(_make_lap, d_in=v, d_out=1.0)
+
+
+@case("binary_search_param.d_out", "free")
+def _c(v, run=True):
+    return dp.binary_search_param(_make_lap, d_in=1.0, d_out=v)
+
+
+@case("binary_search_param.bounds[1]", "free", np_value=8)
+def _c(v, run=True):
+    return dp.binary_search_param(_make_lap, d_in=1.0, d_out=0.5, bounds=(0.0, v))
+
+
+# ---- maps: d_in (the core validates it before a map sees it)
+@case("Measurement.map.d_in[float metric]", "dist_float")
+def _c(v, run=True):
+    d = _lap().map(v)
+    sensible_distance(d)
+    return d
+
+
+@case("Measurement.map.d_in[dataset metric]", "dist_int")
+def _c(v, run=True):
+    d = _duff(dp.m.then_duff_median, scale=1.0).map(v)
+    sensible_distance(d)
+    return d
+
+
+@case("Transformation.map.d_in[dataset metric]", "dist_int")
+def _c(v, run=True):
+    return dp.t.make_count(*float_space()).map(v)
+
+
+@case("Measurement.check.d_out", "dist_float")
+def _c(v, run=True):
+    return _lap().check(1.0, v)
+
+
+# ---- public parameter helpers of the smooth measurements
+@case("smooth_parameters.epsilon", "positive", np_value=1)
+def _c(v, run=True):
+    p = dp.m.smooth_parameters("student_t", size=5, t=0.05, epsilon=v)
+    if run:
+        check_release(sized() >> dp.m.then_smooth_median(**p), SECRET)
+    return p
+
+
+@case("smooth_parameters.size", "positive", np_value=5)
+def _c(v, run=True):
+    return dp.m.smooth_parameters("student_t", size=v, t=0.05, epsilon=1.0)
+
+
+@case("smooth_parameters.rho", "positive", np_value=1)
+def _c(v, run=True):
+    return dp.m.smooth_parameters("lln", size=5, t=0.05, rho=v)
+
+
+@case("choose_smoothing.epsilon", "positive", np_value=1)
+def _c(v, run=True):
+    return dp.m.choose_smoothing("student_t", 11, (LO, HI), epsilon=v)
+
+
+@case("choose_smoothing.size", "positive", np_value=11)
+def _c(v, run=True):
+    return dp.m.choose_smoothing("student_t", v, (LO, HI), epsilon=1.0)
+
+
+@case("smooth_variance_lower_bound.t", "positive", np_value=1)
+def _c(v, run=True):
+    return dp.m.smooth_variance_lower_bound(1.0, v)
+
+
+# ---- public functions that take data (their messages must not show it)
+@case("duff_utility[median].bounds[1]", "hi", np_value=12)
+def _c(v, run=True):
+    return dp.duff_utility(SECRET, "median", bounds=(LO, v))
+
+
+@case("duff_utility[quantile].alpha", "prob", np_value=0.5)
+def _c(v, run=True):
+    return dp.duff_utility(SECRET, "quantile", bounds=(LO, HI), alpha=v)
+
+
+@case("duff_utility[mean].bounds[0]", "lo")
+def _c(v, run=True):
+    return dp.duff_utility(SECRET, "mean", bounds=(v, HI))
+
+
+@case("duff_utility[mode].candidates[0]", "free")
+def _c(v, run=True):
+    return dp.duff_utility(SECRET, "mode", candidates=[v, 2.0])
+
+
+@case("smooth_sensitivity_median.t", "positive", np_value=1)
+def _c(v, run=True):
+    return dp.smooth_sensitivity_median(sorted(SECRET), v, (LO, HI))
+
+
+@case("smooth_sensitivity_median.bounds[1]", "free", np_value=12)
+def _c(v, run=True):
+    return dp.smooth_sensitivity_median(sorted(SECRET), 0.1, (LO, v))
+
+
+@case("smooth_sensitivity_quantile.alpha", "free", np_value=0.5)
+def _c(v, run=True):
+    return dp.smooth_sensitivity_quantile(sorted(SECRET), v, 0.1, (LO, HI))
+
+
+@case("smooth_sensitivity_trimmed_mean.m", "nonneg_int", np_value=1)
+def _c(v, run=True):
+    return dp.smooth_sensitivity_trimmed_mean(sorted(SECRET), v, 0.1, (LO, HI))
+
+
+@case("smooth_sensitivity_rounding_slack.n", "positive", np_value=5)
+def _c(v, run=True):
+    return dp.smooth_sensitivity_rounding_slack(v)
+
+
+# --------------------------------------------------------------------------- part A
+def _outcome(build, value, run=True):
+    """("accept", object) or ("reject", exception); any other exception fails the test."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)   # a silent overflow/NaN is a bug too
+            return "accept", build(value, run=run)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, RuntimeWarning):  # pragma: no cover - RuntimeWarning is not a ValueError
+            raise
+        msg = str(exc)
+        for s in SECRET_TEXT:
+            assert s not in msg, f"error message shows a data value: {msg!r}"
+        return "reject", exc
+    except Exception as exc:   # noqa: BLE001 - the point of the test
+        pytest.fail(f"{type(exc).__name__} (not TypeError/ValueError): {exc}")
+
+
+MATRIX = [(c, label, val) for c in CASES for label, val in BAD]
+MATRIX += [(c, label, None) for c in CASES for label in NP_LABELS]
+
+
+def _np_scalar(label, np_value):
+    if label == "np.bool_":
+        return np.bool_(True)
+    dtype = getattr(np, label[3:])
+    return dtype(np_value)
+
+
+@pytest.mark.parametrize("the_case,label,value", MATRIX,
+                         ids=[f"{c[0]}-{label}" for c, label, _ in MATRIX])
+def test_constructor_bad_parameter(the_case, label, value):
+    name, kind, build, np_value, none_ok = the_case
+    if label.startswith("np."):
+        value = _np_scalar(label, np_value)
+    with np.errstate(all="raise"):
+        result, obj = _outcome(build, value)
+    expect = KINDS[kind]
+    if label in ALWAYS_REJECT or (label == "None" and not none_ok):
+        assert result == "reject", f"{name}={value!r} must be rejected, got {obj!r}"
+    elif label == "None":
+        assert result == "accept", f"{name}=None means the default, but raised {obj!r}"
+    elif label in expect["accept"]:
+        assert result == "accept", f"{name}={value!r} must be accepted, but raised {obj!r}"
+    elif label in expect["reject"]:
+        assert result == "reject", f"{name}={value!r} must be rejected, got {obj!r}"
+    if label.startswith("np.") and label != "np.bool_":
+        # a numpy scalar behaves exactly like the Python number it holds
+        py_result, py_obj = _outcome(build, value.item(), run=False)
+        assert result == py_result, (name, value, obj, py_obj)
+        if result == "accept":
+            assert summary(obj) == summary(py_obj)
+    if result == "reject":
+        assert isinstance(obj, (TypeError, ValueError))
+
+
+def test_matrix_covers_every_public_constructor():
+    """Every make_* of dp.t / dp.m / dp.c appears in a case (or is parameter-free)."""
+    names = {c[0] for c in CASES}
+    covered = {n.split(".")[0].split("[")[0].split("(")[0] for n in names}
+    parameter_free = {"make_count", "make_sort", "make_sum", "make_symmetric_to_change_one",
+                      "make_change_one_to_symmetric", "make_composition", "make_pureDP_to_zCDP",
+                      "make_zCDP_to_approxDP"}
+    public = {n for mod in (dp.t, dp.m, dp.c) for n in mod.__all__ if n.startswith("make_")}
+    assert public - parameter_free <= covered, public - parameter_free - covered
