@@ -21,3 +21,4 @@ from .metrics import (absolute_distance, change_one_distance, inf_difference_dis
 __version__ = "0.1.0"
 from .smooth_sensitivity import smooth_sensitivity_median, smooth_sensitivity_trimmed_mean, smooth_sensitivity_quantile, smooth_sensitivity_rounding_slack  # noqa: E402,F401
 from .duff_utility import duff_utility, StepFunction  # noqa: E402,F401
+from . import audit  # noqa: E402,F401

@@ -295,17 +295,31 @@ def _simpson(n):
     return fine / 3.0, coarse * 2.0 / 3.0
 
 
-def _segment(anchor, direction, s, W, dw):
-    """Nodes z = anchor + direction s sinh(w), w in [0, W], with log Simpson weights (dz included)."""
-    n = max(8, 4 * int(math.ceil(W / dw / 4)))
-    w = np.linspace(0.0, W, n + 1)
-    h = W / n
+_U0 = -25.0  # segments start at s e^-25 from their anchor; the gap gets one rectangle
+
+
+def _segment(anchor, direction, s, R, du):
+    """Nodes z = anchor + direction s e^u, u in [_U0, log R] (geometric near the anchor, where
+    noise densities may have a cusp or a singular derivative, and out to distance s R), with
+    log Simpson weights (dz included), plus the anchor itself standing for [0, s e^_U0]."""
+    U = math.log(R)
+    if U - _U0 < 8 * du:  # a very short segment: uniform nodes in z
+        n = 8
+        z = anchor + direction * s * R * np.linspace(0.0, 1.0, n + 1)
+        fine, coarse = _simpson(n)
+        lj = math.log(s * R / n)
+        return z, np.log(fine) + lj, np.log(np.maximum(coarse, 1e-300)) + lj - np.where(coarse > 0, 0, INF)
+    n = max(8, 4 * int(math.ceil((U - _U0) / du / 4)))
+    u = np.linspace(_U0, U, n + 1)
+    h = (U - _U0) / n
     fine, coarse = _simpson(n)
     with np.errstate(over="ignore"):
-        z = anchor + direction * s * np.sinh(w)
-    log_jac = math.log(s) + w + np.log1p(np.exp(-2 * w)) - math.log(2.0)  # log(s cosh w)
+        z = anchor + direction * s * np.exp(u)
+    log_jac = math.log(s) + u
+    first = math.log(s) + _U0
     with np.errstate(divide="ignore"):
-        return z, np.log(fine * h) + log_jac, np.log(coarse * h) + log_jac
+        return (np.concatenate([[anchor], z]), np.concatenate([[first], np.log(fine * h) + log_jac]),
+                np.concatenate([[first], np.log(coarse * h) + log_jac]))
 
 
 def _ls_logpdf(loc, scale, noise, z):
@@ -313,20 +327,20 @@ def _ls_logpdf(loc, scale, noise, z):
         return np.asarray(noise.logpdf((z - loc) / scale), dtype=np.float64) - math.log(scale)
 
 
-def _tail_extent(points, s, direction, logpdfs, floor=-1000.0):
-    """Smallest W (from a doubling list) beyond which every density is below e^floor, or
-    the W at which |z| reaches ~1e300."""
-    w_max = math.asinh(1e300 / s) if s < 1e300 else 1.0
-    W = 4.0
-    while W < w_max:
-        z = points + direction * s * math.sinh(W)
+def _tail_extent(point, s, direction, logpdfs, floor=-1000.0):
+    """R (from a growing list) such that every density is below e^floor at distance s R, or
+    the R at which |z| reaches ~1e300."""
+    r_max = max(1.0, min(1e300 / s, 1e300))  # |z - point| stays below ~1e300 (and finite)
+    R = 30.0
+    while R < r_max:
+        z = point + direction * s * R
         if all(float(f(np.array([z]))[0]) < floor for f in logpdfs):
-            return W
-        W *= 1.5
-    return w_max
+            return R
+        R *= 10.0
+    return r_max
 
 
-def _quadrature_cells(laws, breaks, dw):
+def _quadrature_cells(laws, breaks, du):
     """Nodes and weights over the real line for two scalar location-scale laws."""
     (m1, s1, n1), (m2, s2, n2) = laws
     s = min(s1, s2)
@@ -334,18 +348,20 @@ def _quadrature_cells(laws, breaks, dw):
     f2 = lambda z: _ls_logpdf(m2, s2, n2, z)  # noqa: E731
     b = np.unique(np.asarray(breaks, dtype=np.float64))
     zs, fw, cw = [], [], []
-    for anchor, direction, W in ((b[0], -1.0, None), (b[-1], 1.0, None)):
-        W = _tail_extent(anchor, s, direction, (f1, f2))
-        z, a, c = _segment(anchor, direction, s, W, dw)
-        zs.append(z), fw.append(a), cw.append(c)
+    pieces = [(b[0], -1.0, _tail_extent(b[0], s, -1.0, (f1, f2))),
+              (b[-1], 1.0, _tail_extent(b[-1], s, 1.0, (f1, f2)))]
     for lo, hi in zip(b[:-1], b[1:]):
-        half = (hi - lo) / 2
-        W = math.asinh(half / s)
-        for anchor, direction in ((lo, 1.0), (hi, -1.0)):
-            z, a, c = _segment(anchor, direction, s, W, min(dw, W / 8))
-            zs.append(z), fw.append(a), cw.append(c)
+        half = (hi - lo) / 2 / s
+        pieces += [(lo, 1.0, half), (hi, -1.0, half)]
+    for anchor, direction, R in pieces:
+        z, a, c = _segment(anchor, direction, s, R, du)
+        zs.append(z), fw.append(a), cw.append(c)
     z = np.concatenate(zs)
-    return _Cells(np.concatenate(fw), f1(z), f2(z), np.concatenate(cw), z), f1, f2
+    lp, lq = f1(z), f2(z)
+    # Every noise law here has a positive density on the whole line: a -inf is an underflow
+    # (mass below e^-745 at that node), so such nodes are dropped rather than read as q = 0.
+    ok = (lp > -INF) & (lq > -INF) & np.isfinite(z)
+    return _Cells(np.concatenate(fw)[ok], lp[ok], lq[ok], np.concatenate(cw)[ok], z[ok])
 
 
 def _max_log_ratio(cells):
@@ -388,6 +404,7 @@ class _Pair:
         self.dw = dw
         self.kind, self.tol = "exact", 0.0
         self.parts = []        # one entry per independent coordinate that differs
+        self._cache = {}
         if isinstance(P, DiscreteLaw) and isinstance(Q, DiscreteLaw):
             self.parts = [("cells", _discrete_cells(P, Q))]
         elif isinstance(P, PiecewiseConstantLaw) and isinstance(Q, PiecewiseConstantLaw):
@@ -409,7 +426,8 @@ class _Pair:
                 continue  # identical factors contribute nothing
             self.parts.append(("ls", ((lp_[i], P.scale, P.noise), (lq_[i], Q.scale, Q.noise))))
         self.gauss_l2 = (lp_.size > 1 and P.scale == Q.scale and type(P.noise).__name__ == "Gaussian")
-        self.delta_l2 = float(np.linalg.norm(lp_ - lq_))
+        with np.errstate(all="ignore"):
+            self.delta_l2 = float(np.linalg.norm(lp_ - lq_))
         self.scale = P.scale
 
     def _cells(self, part, flip, extra_breaks=()):
@@ -417,11 +435,11 @@ class _Pair:
         if kind == "cells":
             c = data
             return _Cells(c.log_w, c.lq, c.lp) if flip else c
-        a, b = data
-        if flip:
-            a, b = b, a
-        cells, f1, f2 = _quadrature_cells((a, b), [a[0], b[0], *extra_breaks], self.dw)
-        return cells
+        key = (data, flip, tuple(extra_breaks))
+        if key not in self._cache:
+            a, b = data[::-1] if flip else data
+            self._cache[key] = _quadrature_cells((a, b), [a[0], b[0], *extra_breaks], self.dw)
+        return self._cache[key]
 
     def max_log_ratio(self):
         """max over directions of sup log(p/q); for product laws the sup is the sum of the
@@ -451,8 +469,9 @@ class _Pair:
         def neg(t):
             v = float(_ls_logpdf(*a, np.array([t]))[0] - _ls_logpdf(*b, np.array([t]))[0])
             return -v if math.isfinite(v) else INF
-        res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
-                                       options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
+        with np.errstate(all="ignore"):
+            res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
+                                           options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
         return max(float(d[k]), -float(res.fun))
 
     def renyi(self, alpha):
@@ -464,6 +483,8 @@ class _Pair:
             total, e = 0.0, 0.0
             for part in self.parts:
                 c = self._cells(part, flip)
+                if part[0] == "ls" and alpha != 1:
+                    c = self._cells(part, flip, self._far_peak(part, c, alpha * c.lp + (1 - alpha) * c.lq))
                 v = _renyi(c.log_w, c.lp, c.lq, alpha)
                 if c.coarse_log_w is not None and math.isfinite(v):
                     e += abs(v - _renyi(c.coarse_log_w, c.lp, c.lq, alpha))
@@ -500,6 +521,17 @@ class _Pair:
         return best, err
 
     @staticmethod
+    def _far_peak(part, cells, log_integrand):
+        """The node where the integrand peaks, as an extra breakpoint if it lies more than two
+        scales from both locations (there the geometric nodes would be too coarse for it)."""
+        (m1, s1, _), (m2, s2, _) = part[1]
+        ok = np.isfinite(log_integrand)
+        if not ok.any():
+            return ()
+        z = float(cells.z[ok][np.argmax(log_integrand[ok])])
+        return (z,) if min(abs(z - m1), abs(z - m2)) > 2 * min(s1, s2) else ()
+
+    @staticmethod
     def _crossings(part, flip, cells, eps):
         a, b = part[1] if not flip else part[1][::-1]
         order = np.argsort(cells.z)
@@ -529,8 +561,10 @@ class ExactAudit:
     ``value`` is in the units of the measurement's map: epsilon (pure DP), rho
     (zCDP: max over ``alphas`` of D_alpha / alpha) or, for (epsilon, delta), the delta at the
     requested epsilon (None if none was requested).  ``tolerance`` bounds its numerical
-    error.  ``max_log_ratio`` and ``renyi`` (alpha -> D_alpha) are maxima over both
-    directions.  ``delta(eps)`` computes the hockey-stick divergence at any eps.
+    error.  ``max_log_ratio`` (pure DP only, else None) and ``renyi`` (alpha -> D_alpha, zCDP
+    only, with ``renyi_error``) are maxima over both directions.  ``delta(eps)`` computes the
+    hockey-stick divergence at any eps.  ``method``: "exact" (sums over atoms or pieces),
+    "quadrature" or "singular" (one law has atoms the other lacks: infinite loss).
     """
 
     measure: object
@@ -539,6 +573,7 @@ class ExactAudit:
     max_log_ratio: float
     renyi: dict
     method: str
+    renyi_error: dict = attrs.field(repr=False)
     _pair: object = attrs.field(repr=False)
 
     def delta(self, epsilon):
@@ -554,6 +589,8 @@ class ExactAudit:
             eps, delta = d_out
             got, err = self.delta(eps)
             return got <= delta + err + _EXACT_TOL
+        if isinstance(self.measure, ZeroConcentratedDivergence):  # D_alpha <= rho alpha at each alpha
+            return all(d <= d_out * a + self.renyi_error[a] + _EXACT_TOL * (1 + d) for a, d in self.renyi.items())
         return self.value <= d_out + self.tolerance
 
 
@@ -625,7 +662,7 @@ def exact_privacy_loss(meas, x, x_prime, *, alphas=DEFAULT_ALPHAS, epsilon=None,
             value, tol = d, err + _EXACT_TOL
     else:
         raise ValueError(f"unsupported output measure {measure!r}")
-    return ExactAudit(measure, value, tol, mlr, renyi, pair.kind, pair)
+    return ExactAudit(measure, value, tol, mlr, renyi, pair.kind, errs, pair)
 
 
 # ----------------------------------------------------------------------------- empirical audit

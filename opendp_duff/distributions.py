@@ -5,7 +5,10 @@ One small frozen class per distribution, each with ``pdf``, ``logpdf``,
 the density formula is in the class docstring, the randomness comes from
 :mod:`opendp_duff.samplers` (see :mod:`opendp_duff.samplers.noise`).  All are
 symmetric about 0.  ``pdf``/``cdf`` accept a float (and return a float) or an
-array (and return an ndarray).
+array (and return an ndarray).  ``sample`` is the float path (a transform of
+52-bit uniforms, resampled beyond a cutoff): an approximation of the law, used
+for simulation; the measurements release through the exact sampler
+:func:`opendp_duff.samplers.exact_noise.exact_rounded_release` instead.
 
 Sources: Bun & Steinke, *Average-Case Averages: Private Algorithms for Smooth
 Sensitivity and Mean Estimation*, §3 (LLN §3.1, ULN §3.2, arsinh-normal §3.3,

@@ -118,8 +118,8 @@ class VectorDomain:
             return False
         if arr.ndim != 1:
             return False
-        if arr.size == 0:
-            arr = arr.astype(float)
+        if arr.size == 0:  # no element to check, whatever dtype numpy guessed for []
+            return self.size is None or self.size == 0
         if arr.dtype.kind == "O" and not all(self.element_domain.member(e) for e in x):
             return False
         if arr.dtype.kind != "O" and not self.element_domain.members(arr):

@@ -93,6 +93,10 @@ __all__ = ["smooth_sensitivity_median", "smooth_sensitivity_trimmed_mean",
 # log(FLOOR) - 2, under which candidates cannot affect the (floored) result.
 ETA = Fraction(2000, 2 ** 50)
 FLOOR = 2.0 ** -1000
+# Smoothing beyond T_CAP changes nothing: a pair with k >= 1 is at most (b - a) e^{-k t} <=
+# MAX e^{-T_CAP} < FLOOR, so S^t = max(S^T_CAP, FLOOR) after the floor, and S^t <= S^T_CAP
+# always.  The kernels use min(t, T_CAP), which keeps k t finite (no inf - inf = NaN).
+T_CAP = 4096.0
 LOG_CUT = -696
 
 
@@ -273,6 +277,12 @@ def _window_max(rx, ri, cx, cj, w, t):
     return best, depth
 
 
+def _first_window(K_full, t):
+    """min(K_full, ceil(4/t) + 16), also for a t so small that 4/t overflows."""
+    guess = 4.0 / t
+    return K_full if guess >= K_full else min(K_full, int(math.ceil(guess)) + 16)
+
+
 def _window_statistic(x, p, q, t, lo, hi):
     """S^t of a window statistic under substitution, formula (*) of the module docstring."""
     n = x.size
@@ -280,8 +290,9 @@ def _window_statistic(x, p, q, t, lo, hi):
     if hi == lo:
         return 0.0  # a constant statistic: S is exactly 0
     log_width = log_up(sub_up(hi, lo))
+    t = min(t, T_CAP)
     K_full = max(p, n + 1 - q)  # the window with this K holds every pair
-    K = min(K_full, int(math.ceil(4.0 / t)) + 16)
+    K = _first_window(K_full, t)
     while True:
         i0, j1 = max(0, p - K), min(n + 1, q + K)
         rx = _order_stats(x, lo, hi, i0, p)
@@ -302,7 +313,8 @@ def _median_symmetric(x, t, lo, hi):
     if hi == lo:
         return 0.0  # a constant statistic: S is exactly 0
     log_width = log_up(sub_up(hi, lo))
-    K = min(n, int(math.ceil(4.0 / t)) + 16)
+    t = min(t, T_CAP)
+    K = _first_window(n, t)
     while True:
         k = np.arange(K + 1, dtype=np.int64)
         s = np.where((n - k - 1) % 2 == 0, n, n + 1)

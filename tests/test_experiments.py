@@ -177,3 +177,31 @@ def test_batched_duff_releases_follow_the_measurement():
     # and both agree with the exact step-function CDF of the Duff median
     step = dp.duff_utility(x, "median", bounds=bounds)
     assert stats.kstest(batched, lambda z: step.cdf(z, 2.0 / eps)).pvalue > 1e-3
+
+
+@rerun_once(31)
+def test_bun_steinke_variance_decomposition_matches_real_releases():
+    """n*MSE - 1 as the experiment computes it (trimming term via Basu's theorem + E[S^2] Var(Z)/s^2)
+    agrees with releases of make_smooth_trimmed_mean itself.  Tolerance: 4 standard errors of the
+    Monte Carlo mean (false-failure rate ~6e-5 per check, squared after the rerun)."""
+    n, m, eps, K = 201, 50, 1.0, 1500
+    bounds = bun_steinke_means.BOUNDS
+    params = dp.m.smooth_parameters("lln", size=n, epsilon=eps, t=0.05)
+    space = dp.vector_domain(dp.atom_domain(T=float, bounds=bounds), size=n), dp.change_one_distance()
+    meas = space >> dp.t.then_sort() >> dp.m.then_smooth_trimmed_mean(m=m, **params)
+    rng = np.random.default_rng(3)
+    var_z = _batch.noise_law(params).variance()
+    mc, analytic, basu, direct = [], [], [], []
+    for _ in range(K):
+        x = np.sort(rng.standard_normal(n))
+        trim = float(np.mean(x[m:n - m]))
+        S = dp.smooth_sensitivity_trimmed_mean(x, m, params["t"], bounds)
+        mc.append(n * meas(x) ** 2)                                    # true mean is 0
+        analytic.append(n * (trim ** 2 + S ** 2 * var_z / params["s"] ** 2))
+        basu.append(n * (trim - x.mean()) ** 2 + n * S ** 2 * var_z / params["s"] ** 2)
+        direct.append(n * trim ** 2 + n * S ** 2 * var_z / params["s"] ** 2 - 1)
+    mc, analytic = np.array(mc), np.array(analytic)
+    se = np.std(mc - analytic) / np.sqrt(K)
+    assert abs(np.mean(mc) - np.mean(analytic)) < 4 * se
+    diff = np.array(direct) - np.array(basu)   # both estimate n*MSE - 1
+    assert abs(np.mean(diff)) < 4 * np.std(diff) / np.sqrt(K)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
+from ..audit import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..errors import MakeError
 from ..measures import MaxDivergence
@@ -236,8 +237,13 @@ def make_duff_mean(input_domain, input_metric, scale):
         out = sample_step_function(left, right, levels, scale)
         return float(np.clip(out / _BOOST if tiny else out, lo, hi))
 
+    def output_law(x):  # the exact law of the release (opendp_duff.audit)
+        if not hi > lo:
+            return DiscreteLaw((lo,), [0.0])
+        return step_function_law(*duff_mean_step_function(np.clip(as_array(x), lo, hi), bounds), scale)
+
     return Measurement(input_domain, input_metric, MaxDivergence(), function,
-                       lambda d_in: ar.div_up(2 * d_in, scale))
+                       lambda d_in: ar.div_up(2 * d_in, scale), output_law=output_law)
 
 
 then_duff_mean = then(make_duff_mean)

@@ -2,8 +2,10 @@
 import collections
 import numbers
 
+import attrs
 import numpy as np
 
+from ..audit import DiscreteLaw
 from ..core import then
 from ..errors import MakeError
 from ..metrics import SymmetricDistance
@@ -52,7 +54,13 @@ def make_duff_mode(input_domain, input_metric, candidates, scale):
     counts = make_count_by_candidates(input_domain, input_metric, candidates)
     report = make_report_noisy_max_gumbel(counts.output_domain, counts.output_metric, scale)
     cands = validate_candidates(candidates, input_domain.element_domain.T)
-    return (counts >> report) >> (lambda i: cands[i])
+    chain = counts >> report
+
+    def output_law(x):  # index -> candidate is injective: the index law relabelled (opendp_duff.audit)
+        law = chain.output_law(x)
+        return DiscreteLaw(tuple(cands[i] for i in law.support), law.log_pmf)
+
+    return attrs.evolve(chain >> (lambda i: cands[i]), output_law=output_law)
 
 
 then_duff_mode = then(make_duff_mode)

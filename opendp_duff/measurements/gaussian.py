@@ -3,7 +3,9 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
+from ..audit import location_scale_law
 from ..core import Measurement, then
+from ..distributions import Gaussian
 from ..measures import ZeroConcentratedDivergence
 from ..metrics import AbsoluteDistance, L2Distance
 from ..samplers import standard_normal
@@ -39,15 +41,13 @@ def make_gaussian(input_domain, input_metric, scale):
                        output_law=_law(is_vector, scale))
 
 
-
 def _law(is_vector, scale):
     """x -> the exact law of the release, x + scale * Gaussian(1) (for opendp_duff.audit)."""
     def law(x):
-        from ..audit import location_scale_law
-        from ..distributions import Gaussian
         loc = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else float(x)
         return location_scale_law(loc, scale, Gaussian(1.0))
     return law
+
 
 then_gaussian = then(make_gaussian)
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
+from ..audit import discrete_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..errors import MakeError
@@ -87,7 +88,14 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
             return None
         return gumbel_argmax(score_log_weights(sign * scores, scale))
 
-    return Measurement(input_domain, input_metric, measure, function, privacy_map)
+    def output_law(x):  # the exact law of the release (opendp_duff.audit)
+        scores = _as_scores(x)
+        if scores.size == 0:
+            return discrete_law((None,), [0.0])
+        return discrete_law(range(scores.size), score_log_weights(sign * scores, scale))
+
+    return Measurement(input_domain, input_metric, measure, function, privacy_map,
+                       output_law=output_law)
 
 
 then_report_noisy_max_gumbel = then(make_report_noisy_max_gumbel)

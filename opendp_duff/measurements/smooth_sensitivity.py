@@ -2,8 +2,20 @@
 their t-smooth sensitivity (Nissim, Raskhodnikova & Smith 2007; Bun & Steinke, file 004).
 
 The release is ``T(x) + S^t_T(x) / s * Z`` with ``Z`` drawn from one of the noise laws of
-file 004 §3 (or the polynomial tail of the Duff paper, file 000, Proposition 3).  One-step
-bounds (d_in = 1), from the theorem named:
+file 004 §3 (or the polynomial tail of the Duff paper, file 000, Proposition 3).
+
+**Floating point.**  The float returned is the nearest float (ties to even, saturated to the
+finite range) to the *exact real* ``T(x) + S/s * Z``: ``Z`` is drawn exactly (closed-form
+transforms of partially sampled uniforms, decided by interval refinement in
+:mod:`opendp_duff.samplers.exact_noise`), ``T(x)`` is exact (the median is an input value; the
+trimmed mean an exact rational), and the rounding is a fixed map that does not look at the data.
+So the release is post-processing of the idealised mechanism, immune to the porosity (Mironov
+2012) and add-then-round precision attacks (Haney et al. 2022) that a float
+``fl(T + fl(scale * z))`` suffers, and every finite float is a possible release for every
+dataset.  Running time is not protected (it depends on the draw and the data).  Threat model
+and proof: the section "Floating point" of the proof documents.
+
+One-step bounds (d_in = 1), from the theorem named:
 
 * ``"lln"``: rho = eps^2/2 zCDP, eps = t/sigma + e^{3 sigma^2/2} s (Theorem 18);
 * ``"uln"``: rho = eps^2/2 zCDP, eps = t/sigma + e^{3 sigma^2/2} sqrt(2/(pi sigma^2)) s,
@@ -40,6 +52,7 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as _dist
 from .. import smooth_sensitivity as _ss
+from ..audit import location_scale_law
 from ..combinators.measure_cast import make_fix_delta, make_zCDP_to_approxDP
 from ..core import Measurement, make_chain_mt, then
 from ..errors import MakeError
@@ -48,7 +61,7 @@ from ..metrics import ChangeOneDistance, SymmetricDistance
 from ..transformations.metric_convert import make_symmetric_to_change_one
 from ..transformations._common import as_array, dataset_space
 from . import _smooth_maps as sm
-from ._common import add_noise
+from ..samplers.exact_noise import exact_mean, exact_rounded_release
 
 __all__ = [
     "make_smooth_median", "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
@@ -121,6 +134,7 @@ def _sampler(noise, shape):
 
     def draw():
         return float(np.asarray(law.sample(1), dtype=np.float64).reshape(-1)[0])
+    draw.law = law  # the standard noise law, for the release's output_law (opendp_duff.audit)
     return draw
 
 
@@ -134,29 +148,37 @@ def _space(input_domain, input_metric):
     return (float(elem.bounds[0]), float(elem.bounds[1])), input_domain.size
 
 
-def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape):
-    """The shared measurement: release stat(x) + smooth(x, t)/s * Z."""
+def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_stat=None):
+    """The shared measurement: release round(stat(x) + smooth(x, t)/s * Z), Z exact and real,
+    round the nearest float (saturated); ``exact_stat`` (default ``stat``) gives the statistic
+    as a float or an exact ratio for the release (see exact_rounded_release)."""
     # The computed smooth sensitivity is exact up to a factor e^slack, hence (t + slack)-smooth:
     # the map uses that smoothing (a relative change below 1e-8).
     t_map = ar.add_up(t, _ss.smooth_sensitivity_rounding_slack(input_domain.size))
     map_k = sm.group_map(noise, t_map, s, shape)
     draw = _sampler(noise, shape)
 
+    center = stat if exact_stat is None else exact_stat
+    law_shape = None if noise == "laplace" else shape  # Laplace noise is standard; its shape is delta
+
     def function(x):
+        # the nearest float to the exact real f(x) + (g(x) / s) Z: never NaN or inf, and
+        # post-processing of the idealised release (proof, section "Floating point")
         arr = as_array(x)
-        value = stat(arr)
-        scale = float(smooth(arr, t)) / s          # may be inf only if s is absurdly small
-        z = draw()
-        noise_value = 0.0 if z == 0.0 else z * scale  # never inf * 0 = NaN
-        return add_noise(value, noise_value, False)
+        return exact_rounded_release(center(arr), (float(smooth(arr, t)), s), noise, law_shape)
+
+    def output_law(x):  # the exact law of the release (opendp_duff.audit)
+        arr = as_array(x)
+        return location_scale_law(stat(arr), float(smooth(arr, t)) / s, draw.law)
 
     if isinstance(input_metric, SymmetricDistance):
         # Same-size datasets at symmetric distance d differ by floor(d/2) substitutions:
         # go through the (proven) identity transformation that says so.
         convert = make_symmetric_to_change_one(input_domain, input_metric)
-        inner = Measurement(input_domain, ChangeOneDistance(), _measure(noise), function, map_k)
+        inner = Measurement(input_domain, ChangeOneDistance(), _measure(noise), function, map_k,
+                            output_law=output_law)
         return make_chain_mt(inner, convert)
-    return Measurement(input_domain, input_metric, _measure(noise), function, map_k)
+    return Measurement(input_domain, input_metric, _measure(noise), function, map_k, output_law=output_law)
 
 
 def _common_params(t, s, noise, sigma, d, gamma, delta):
@@ -169,7 +191,8 @@ def _common_params(t, s, noise, sigma, d, gamma, delta):
 
 def make_smooth_median(input_domain, input_metric, t, s, noise, *, sigma=None, d=None, gamma=None,
                        delta=None):
-    """Release the (lower) median plus noise scaled to its t-smooth sensitivity: x_(ceil(n/2)) + S^t(x)/s * Z.
+    """Release the (lower) median plus noise scaled to its t-smooth sensitivity: x_(ceil(n/2)) + S^t(x)/s * Z,
+    computed exactly and rounded to the nearest float (module docstring, "Floating point").
 
     ``input_domain``: sorted vectors of known size n >= 1 with bounds [a, b] (chain ``make_clamp``
     and ``make_sort``).  ``input_metric``: ``change_one_distance()`` (substitution, Bun & Steinke),
@@ -215,7 +238,8 @@ def make_smooth_median(input_domain, input_metric, t, s, noise, *, sigma=None, d
 def make_smooth_trimmed_mean(input_domain, input_metric, m, t, s, noise, *, sigma=None, d=None,
                              gamma=None, delta=None):
     """Release the m-trimmed mean plus noise scaled to its t-smooth sensitivity (file 004 §5):
-    (x_(m+1) + ... + x_(n-m)) / (n - 2m) + S^t(x)/s * Z.
+    (x_(m+1) + ... + x_(n-m)) / (n - 2m) + S^t(x)/s * Z, with the mean an exact rational and the
+    sum computed exactly, then rounded to the nearest float (module docstring, "Floating point").
 
     ``m`` is an integer with 0 <= m < n/2.  Domain, metric, ``noise`` and shape parameters, and
     the privacy map are exactly those of :func:`make_smooth_median`; S^t is
@@ -234,13 +258,17 @@ def make_smooth_trimmed_mean(input_domain, input_metric, m, t, s, noise, *, sigm
         raise MakeError(f"m ({m!r}) must be less than n/2 (n = {n})")
     t, s, shape = _common_params(t, s, noise, sigma, d, gamma, delta)
 
-    def stat(arr):
-        return float(np.mean(arr[m:n - m]))
+    def exact_stat(arr):  # the exact rational trimmed mean (N, D), used by the release
+        return exact_mean(arr[m:n - m])
+
+    def stat(arr):        # its nearest float (int / int is correctly rounded), for output_law
+        num, den = exact_stat(arr)
+        return num / den
 
     def smooth(arr, t_):
         return _ss.smooth_sensitivity_trimmed_mean(arr, m, t_, bounds)
 
-    return _build(input_domain, input_metric, stat, smooth, t, s, noise, shape)
+    return _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_stat)
 
 
 then_smooth_median = then(make_smooth_median)

@@ -55,6 +55,7 @@ EXACT_NOISES = ("laplace", "gaussian", "student_t", "polynomial_tail", "lln", "u
 _MAX = sys.float_info.max
 _START_BITS = 64
 _ONE = Decimal(1)
+_NARROW = Decimal("1e-6")
 _TWO = Decimal(2)
 
 
@@ -67,8 +68,8 @@ class _PSRN:
 
     __slots__ = ("m", "b")
 
-    def __init__(self):
-        self.m = int.from_bytes(current_rng().random_bytes(_START_BITS // 8), "big")
+    def __init__(self, m):
+        self.m = m
         self.b = _START_BITS
 
     def refine_to(self, bits):
@@ -100,10 +101,6 @@ class _IA:
         d = Decimal(x)
         return self.dn.plus(d), self.up.plus(d)
 
-    def ratio(self, num, den):
-        """num / den for ints (den > 0)."""
-        return self.dn.divide(Decimal(num), Decimal(den)), self.up.divide(Decimal(num), Decimal(den))
-
     def uniform(self, u):
         """[m 2^-b, (m+1) 2^-b]."""
         p = Decimal(1 << u.b)
@@ -122,7 +119,8 @@ class _IA:
         return self.dn.subtract(a[0], b[1]), self.up.subtract(a[1], b[0])
 
     def neg(self, a):
-        return -a[1], -a[0]
+        # context methods only: Python's unary minus would round in the thread's default context
+        return self.dn.minus(a[1]), self.up.minus(a[0])
 
     def mul(self, a, b):
         lo = min(self.dn.multiply(x, y) for x in a for y in b)
@@ -149,13 +147,26 @@ class _IA:
         ne = self.ne
         return ne.next_minus(ne.next_minus(lo)), ne.next_plus(ne.next_plus(hi))
 
+    # For a narrow interval one correctly rounded call suffices: with delta = hi - lo,
+    # e^hi <= e^lo (1 + delta + delta^2) (0 <= delta <= 1) and ln hi <= ln lo + delta / lo.
     def exp(self, a):
-        return self._out(a[0].exp(self.ne), a[1].exp(self.ne))
+        lo, hi = a
+        up = self.up
+        delta = up.subtract(hi, lo)
+        if delta > _NARROW:
+            return self._out(lo.exp(self.ne), hi.exp(self.ne))
+        e_lo, e_hi = self._out(*(lo.exp(self.ne),) * 2)
+        return e_lo, up.multiply(e_hi, up.add(_ONE, up.add(delta, up.multiply(delta, delta))))
 
     def ln(self, a):
-        if not a[0] > 0:
+        lo, hi = a
+        if not lo > 0:
             raise _Undecided
-        return self._out(a[0].ln(self.ne), a[1].ln(self.ne))
+        up = self.up
+        if up.subtract(hi, lo) > up.multiply(lo, _NARROW):
+            return self._out(lo.ln(self.ne), hi.ln(self.ne))
+        l_lo, l_hi = self._out(*(lo.ln(self.ne),) * 2)
+        return l_lo, up.add(l_hi, up.divide(up.subtract(hi, lo), lo))
 
     def sqrt_nonneg(self, a):
         """sqrt of a quantity known to be >= 0 (a negative lower end is raised to 0)."""
@@ -263,7 +274,7 @@ _LAWS = {
 
 def _digits(bits):
     """Decimal precision used with uniforms known to ``bits`` bits (a bit is 0.302 digits)."""
-    return 40 + (bits * 31) // 100
+    return 6 + (bits * 31) // 100
 
 
 def _round_float(d):
@@ -275,21 +286,27 @@ def _round_float(d):
 def exact_rounded_release(center, scale, noise, shape=None):
     """round(c + sigma Z) for the exact real Z of law ``noise`` (shape parameter ``shape``).
 
-    ``center`` is a float or an exact rational ``(numerator, denominator)`` of ints
-    (denominator > 0); ``scale`` is ``sigma`` as a finite float >= 0 or a rational
-    ``(numerator, denominator)`` with both ints and numerator >= 0.  ``round`` is the
+    ``center`` and ``scale`` (= sigma >= 0) are each a finite float or an exact ratio
+    ``(numerator, denominator)`` of finite floats or ints with denominator > 0, read exactly.  ``round`` is the
     nearest float, ties to even, saturated to +-MAX; the result is never NaN or infinite.
     Parameters are trusted (validated by the caller); nothing here depends on them
     except through the exact arithmetic.
+
+    >>> from opendp_duff.samplers.exact_noise import exact_rounded_release
+    >>> exact_rounded_release((1, 3), 0.0, "laplace") == 1 / 3     # sigma = 0: the nearest float to 1/3
+    True
+    >>> abs(exact_rounded_release(0.0, (1.0, 1e300), "student_t", 3.0)) < 1e-250
+    True
     """
     k, accept, value, symmetric = _LAWS[noise]
 
     def enclose_const(ia, c):
-        return ia.ratio(*c) if isinstance(c, tuple) else ia.const(c)
+        return ia.div(ia.const(c[0]), ia.const(c[1])) if isinstance(c, tuple) else ia.const(c)
 
     while True:  # rejection loop: each pass uses fresh uniforms
-        us = [_PSRN() for _ in range(k)]
-        sign = (current_rng().random_bytes(1)[0] & 1) if symmetric else 0
+        raw = current_rng().random_bytes(8 * k + 1)   # k uniforms of 64 bits, then a sign byte
+        us = [_PSRN(int.from_bytes(raw[8 * i:8 * i + 8], "big")) for i in range(k)]
+        sign = (raw[8 * k] & 1) if symmetric else 0
         bits = _START_BITS
         decided = None
         while True:  # refinement loop: same uniforms, more bits and digits
@@ -318,18 +335,20 @@ def exact_rounded_release(center, scale, noise, shape=None):
 def exact_mean(values):
     """The exact mean of a non-empty float64 array as a rational ``(numerator, denominator)``.
 
-    Each float is M 2^(e - 53) with M = frexp mantissa * 2^53 an integer; M is split into
-    26- and 27-bit halves whose int64 sums over runs of equal exponent cannot overflow
-    (fewer than 2^36 terms), and the run sums are combined in Python integers.
+    Each float is M 2^(e - 53) with M = frexp mantissa * 2^53 an integer (|M| < 2^53); M is split
+    exactly as hi 2^27 + lo with 0 <= lo < 2^27, |hi| <= 2^26, whose int64 sums over runs of
+    consecutive equal exponents cannot overflow (fewer than 2^36 terms); the run sums are
+    combined in Python integers.  Exact for any order; fast for sorted input (the exponent is
+    monotone on each sign, so there are at most about 4200 runs).
     """
     import numpy as np
     x = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
     n = x.size
     mant, exp = np.frexp(x)
-    m = (mant * 2.0 ** 53).astype(np.int64)                  # exact: |mant| < 1, 53 bits
-    hi = m >> 27
-    lo = m - (hi << 27)
-    # runs of equal exponent (few for sorted data: the exponent is monotone on each sign)
+    mant *= 2.0 ** 53                                        # exact: a power-of-two scaling
+    hi = mant.astype(np.int64)                               # exact: an integer below 2^53
+    lo = hi & ((1 << 27) - 1)                                # two's complement: hi = (hi >> 27) 2^27 + lo
+    hi >>= 27
     starts = np.flatnonzero(np.concatenate(([True], exp[1:] != exp[:-1])))
     his = np.add.reduceat(hi, starts)
     los = np.add.reduceat(lo, starts)

@@ -25,7 +25,11 @@ samplers are called with public parameters only, and the caller scales and
 shifts the returned value afterwards.
 
 These are float-path samplers (textbook transforms of 52-bit uniforms), like
-the primitives they build on; exact sampling is a separate issue.
+the primitives they build on: their output set is a sparse, porous set of
+floats, fine for simulation and plots but not for releases.  The
+smooth-sensitivity measurements do not use them: they release through
+:mod:`opendp_duff.samplers.exact_noise` (exact noise, exact rounding to the
+nearest float).
 """
 import math
 
