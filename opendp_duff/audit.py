@@ -402,7 +402,7 @@ class _Pair:
 
     def __init__(self, P, Q, dw):
         self.dw = dw
-        self.kind, self.tol = "exact", 0.0
+        self.kind = "exact"
         self.parts = []        # one entry per independent coordinate that differs
         self._cache = {}
         if isinstance(P, DiscreteLaw) and isinstance(Q, DiscreteLaw):
@@ -565,6 +565,13 @@ class ExactAudit:
     only, with ``renyi_error``) are maxima over both directions.  ``delta(eps)`` computes the
     hockey-stick divergence at any eps.  ``method``: "exact" (sums over atoms or pieces),
     "quadrature" or "singular" (one law has atoms the other lacks: infinite loss).
+
+    >>> import opendp_duff as dp
+    >>> from opendp_duff.audit import exact_privacy_loss
+    >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
+    >>> audit = exact_privacy_loss(g, 0.0, 1.0, alphas=[2.0])
+    >>> round(audit.renyi[2.0], 6), audit.within(g.map(1.0)), audit.method   # D_2 = 2 * 1/2
+    (1.0, True, 'quadrature')
     """
 
     measure: object
@@ -673,6 +680,10 @@ class EmpiricalAudit:
 
     ``epsilon_lower_bound`` holds with probability at least ``confidence``; ``event`` says which
     set of releases was used; ``counts`` = (hits under x, hits under x', held-out draws per side).
+
+    >>> from opendp_duff.audit import EmpiricalAudit
+    >>> EmpiricalAudit(0.8, 0.95, "y > 1", (500, 180, 1000)).epsilon_lower_bound
+    0.8
     """
 
     epsilon_lower_bound: float

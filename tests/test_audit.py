@@ -283,7 +283,9 @@ def test_smooth_sensitivity_releases_within_map(noise, kw):
     space = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), size=n), dp.change_one_distance()
     meas = [space >> dp.t.then_sort() >> dp.m.then_smooth_median(t=0.2, s=0.3, noise=noise, **kw),
             space >> dp.t.then_sort() >> dp.m.then_smooth_trimmed_mean(m=2, t=0.2, s=0.3, noise=noise, **kw)]
-    count = 1 if noise == "lln" else 3   # the LLN density is a quadrature per point: keep it short
+    if noise == "lln":  # the LLN density is a quadrature per point: one pair, median only
+        meas = meas[:1]
+    count = 1 if noise == "lln" else 3
     res = 0.25 if noise == "lln" else 0.04
     for m in meas:
         pairs = []
@@ -355,14 +357,15 @@ def test_empirical_bound_below_map_for_each_family():
         (nm, [0.0, 1.0, 0.5], [1.0, 1.0, 0.5], 3000),
         (duff("median", 1.0), [1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 9.0], 2000),
         (duff("mean", 1.0), [1.0, 2.0], [1.0, 2.0, 9.0], 1000),
-        (smooth, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], [0.1, 0.2, 0.3, 0.4, 0.95, 0.6, 0.7, 0.8, 0.9], 2000),
+        (smooth, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], [0.1, 0.2, 0.3, 0.4, 0.95, 0.6, 0.7, 0.8, 0.9], 1000),
     ]
+    bounds = []
     for meas, x, xp, n in cases:
         res = empirical_epsilon_lower_bound(meas, x, xp, n_samples=n, confidence=0.999)
         assert 0.0 <= res.epsilon_lower_bound <= meas.map(1), res
-    # mode on data where the cost is nearly tight: the bound is well above 0
-    res = empirical_epsilon_lower_bound(mode, [1, 2, 2, 3], [1, 2, 2, 3, 3], n_samples=3000, confidence=0.999)
-    assert res.epsilon_lower_bound > 0.5
+        bounds.append(res.epsilon_lower_bound)
+    # the mode's pair costs 1.48 of its map 2.0 (exact audit): the bound is well above 0
+    assert bounds[0] > 0.5
 
 
 @rerun_once(seed=603)
@@ -378,7 +381,7 @@ def test_empirical_bound_for_zcdp_with_delta():
 @rerun_once(seed=604)
 def test_empirical_bound_catches_a_broken_map():
     lap = broken(dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0))
-    res = empirical_epsilon_lower_bound(lap, 0.0, 1.0, n_samples=20000, confidence=0.999)
+    res = empirical_epsilon_lower_bound(lap, 0.0, 1.0, n_samples=8000, confidence=0.999)
     assert res.epsilon_lower_bound > lap.map(1.0)
 
 

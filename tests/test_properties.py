@@ -387,3 +387,16 @@ def test_map_at_huge_d_in_is_a_number_not_an_error(name):
             assert part == part and part >= 0  # not NaN (part may be a huge int)
         assert _le(previous, value) if not isinstance(previous, PrivacyProfile) else True
         previous = obj.map(d)
+
+
+@pytest.mark.parametrize("delta", [1e-12, 1e-5, 0.1])
+def test_zcdp_to_approx_dp_is_monotone_at_tiny_rho(delta):
+    """Regression (found by the monotonicity property): for rho from d_in = 5e-324 the CKS
+    search ran on alpha in [1, inf] (NaN everywhere, so only Lemma 9 was used), and on
+    [1, 1e300] it could not resolve the best alpha; map(5e-324) came out above map(1e-9)."""
+    meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*atom(), scale=1.5))
+    d_ins = [0.0, 5e-324, 1e-320, 1e-300, 1e-150, 1e-9, 1e-3, 1.0, 10.0]
+    eps = [meas.map(d)(delta) for d in d_ins]
+    assert eps == sorted(eps), eps
+    for d, e in zip(d_ins[1:], eps[1:]):   # and still valid against the exact Gaussian curve
+        assert _gaussian_delta(e, d / 1.5) <= delta * (1 + 1e-9)

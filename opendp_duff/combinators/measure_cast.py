@@ -55,16 +55,26 @@ def zcdp_epsilon_cks(rho, delta, alpha):
     log_inv_delta = Fraction(-ar.log_down(delta))
     log_1m = Fraction(ar.log_up(ar.up(1 - 1 / a)))          # <= 0, bounded above
     log_am1 = Fraction(ar.log_down(ar.down(am1)))
-    numer = log_inv_delta + a * log_1m - log_am1
+    # alpha log(1 - 1/alpha) <= -1 exactly (log(1 - u) <= -u); for a huge alpha the rounded-up
+    # log_1m is >= 0 and a * log_1m would swamp the bound, so take the better of the two
+    numer = log_inv_delta + min(a * log_1m, Fraction(-1)) - log_am1
     return max(0.0, ar.up(a * Fraction(rho) + numer / am1))
 
 
 def _best_alpha(rho, delta):
-    """A good alpha for the CKS bound, found in floats (any alpha > 1 is valid)."""
-    log_inv = -math.log(delta)
-    lo, hi = 1.0 + 1e-9, max(2.0, 1.0 + 2 * math.sqrt(log_inv / rho) + 2) * 4
+    """A good alpha for the CKS bound, found in floats (any alpha > 1 is valid).
 
-    def f(a):
+    The search runs over log(alpha - 1): for a tiny rho the best alpha is huge (up to
+    ~1e160), and a golden-section search on alpha itself cannot resolve the region near
+    1 + 1e-9 .. 1e5 inside such a range in 200 steps (the bound then came out far from its
+    minimum, and the map of make_zCDP_to_approxDP was not monotone in d_in)."""
+    log_inv = -math.log(delta)
+    # capped: for a subnormal rho, log_inv / rho overflows
+    top = min(max(2.0, 1.0 + 2 * math.sqrt(log_inv / rho) + 2) * 4, 1e300)
+    lo, hi = math.log(1e-9), math.log(top - 1)
+
+    def f(b):
+        a = 1.0 + math.exp(b)
         return a * rho + (log_inv + a * math.log1p(-1 / a) - math.log(a - 1)) / (a - 1)
 
     for _ in range(200):  # golden-section search on a unimodal curve
@@ -73,7 +83,7 @@ def _best_alpha(rho, delta):
             hi = m2
         else:
             lo = m1
-    return (lo + hi) / 2
+    return 1.0 + math.exp((lo + hi) / 2)
 
 
 def zcdp_to_epsilon(rho, delta):

@@ -108,7 +108,7 @@ def compute(quick=False, data_seed=5, progress=None):
     t_grid = np.geomspace(9.0, 1e-9, cfg["t_grid"])
     res = {"config": {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()},
            "bounds": BOUNDS, "t_grid": t_grid, "panels": {}, "data_seed": data_seed}
-    for ni, n in enumerate(cfg["ns"]):
+    for n in cfg["ns"]:
         ms = trim_levels(n, cfg["fractions"])
         rng = np.random.default_rng([data_seed, n])
         trimex = _trim_excess(n, ms, cfg["trim_datasets"], rng)
@@ -145,8 +145,8 @@ def compute(quick=False, data_seed=5, progress=None):
             gs = trimex + n * (width / (n - 2 * np.array(ms)) / eps) ** 2
             res["panels"][f"{n}|{eps}"] = {
                 "n": n, "eps": eps, "m": ms, "trim_nonprivate": trimex, "paper_t": lines_paper,
-                "library_t": lines_lib, "reference_t": lines_ref, "best_t": best_t, "lib_t": lib_t, "lower_bound": lower,
-                "global_sens_gaussian": gs}
+                "library_t": lines_lib, "reference_t": lines_ref, "best_t": best_t, "lib_t": lib_t,
+                "lower_bound": lower, "global_sens_gaussian": gs}
             best = min(float(np.min(v)) for v in lines_paper.values())
             progress(f"n={n} eps={eps:g}: best excess (paper t) {best:.3g}")
     return res

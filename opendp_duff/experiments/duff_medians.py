@@ -30,7 +30,6 @@ import numpy as np
 from .. import atom_domain, change_one_distance, symmetric_distance, vector_domain
 from .. import m as dpm
 from .. import t as dpt
-from ..smooth_sensitivity import smooth_sensitivity_median
 from . import _baselines as B
 from ._batch import duff_median_releases, smooth_median_releases
 from ._common import Progress, fmt, header, mechanism_randomness, pyplot, save, table

@@ -12,9 +12,10 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
+from ..audit import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..duff_utility import (quantile_best_gap, quantile_gap_levels, quantile_rational,
-                            validate_alpha)
+                            quantile_step_function, validate_alpha)
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import SymmetricDistance
@@ -226,7 +227,14 @@ def _make(input_domain, input_metric, alpha, scale, lo, hi):
     def privacy_map(d_in):
         return ar.div_up(2 * d_in, scale)
 
-    return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map)
+    def output_law(x):  # the exact law of the release (opendp_duff.audit)
+        if not lo < hi:
+            return DiscreteLaw((lo,), [0.0])
+        u = quantile_step_function(as_array(x), (lo, hi), alpha)
+        return step_function_law(u.left, u.right, u.levels, scale)
+
+    return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
+                       output_law=output_law)
 
 
 def make_duff_median(input_domain, input_metric, scale):

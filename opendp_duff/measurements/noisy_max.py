@@ -11,7 +11,7 @@ from ..domains import VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import InfDifferenceDistance, LInfDistance
-from ..samplers import gumbel_argmax
+from ..samplers.exact import exact_gumbel_race
 
 __all__ = ["make_report_noisy_max_gumbel", "then_report_noisy_max_gumbel"]
 
@@ -25,8 +25,10 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
         P(i) = exp(s_i / tau) / sum_j exp(s_j / tau)
 
     (scores negated first when ``optimize="min"``), sampled as
-    argmax_i (s_i / tau + G_i) with G_i i.i.d. standard Gumbel (Gumbel-max
-    trick; Duff paper, file 000, Proposition 5; OpenDP proof, file 002,
+    argmax_i (s_i / tau + G_i) with G_i i.i.d. standard Gumbel, exactly: the
+    race is settled by lazily refined random bits whenever floats cannot decide
+    (``opendp_duff.samplers.exact``, proof in ``proofs/samplers/exact.tex``;
+    Gumbel-max trick; Duff paper, file 000, Proposition 5; OpenDP proof, file 002,
     Theorem 2.1).  A larger scale is more private.  The OpenDP seed code
     multiplies scores by its "temperature" while its privacy relation reads
     ``d_out * temperature >= d_in``; the two agree only if scores are divided,
@@ -86,7 +88,7 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
         scores = _as_scores(x)
         if scores.size == 0:
             return None
-        return gumbel_argmax(score_log_weights(sign * scores, scale))
+        return _exact_argmax(sign * scores, scale)
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         scores = _as_scores(x)
@@ -99,6 +101,20 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
 
 
 then_report_noisy_max_gumbel = then(make_report_noisy_max_gumbel)
+
+
+def _exact_argmax(scores, scale):
+    """Index i with probability exactly exp(s_i/scale) / sum_j exp(s_j/scale).
+
+    :func:`~opendp_duff.samplers.exact.exact_gumbel_race` reads the scores and the
+    scale as exact rationals; its first step is the float Gumbel race (same bytes),
+    refined with more bits only when floats cannot decide.  The edge cases (+inf
+    scores, scale 0 or inf, every score -inf) have log-weights in {0, -inf}, which
+    are exact as floats.  ``scores`` has no NaN and at least one entry.
+    """
+    if 0 < scale < math.inf and np.isfinite(scores).any() and not np.isposinf(scores).any():
+        return exact_gumbel_race(scores, denom=scale)
+    return exact_gumbel_race(score_log_weights(scores, scale))
 
 
 def score_log_weights(scores, scale):

@@ -56,6 +56,15 @@ independent race among its members (large blocks in ~sqrt(n) chunks).  Grouping
 changes the cost only: the returned member has probability exactly
 exp(w_i) / sum_j exp(w_j) whatever the grouping (max and argmax of independent
 Gumbels are independent; the max of a block is Gumbel at its log-mass).
+
+**Lazy blocks.**  :func:`exact_race_with_lazy_blocks` also accepts blocks whose
+members are not even materialised (:class:`LazyGroup`: an exact upper bound
+(right_up - left_up) exp(numer_up / denom) on the block's mass, and a callable
+producing the members).  A block is materialised only if the upper key of its bound
+reaches the best item's lower key; the law is unchanged (same bits, same argmax).
+This is the shape of the Duff samplers: a window of near intervals plus far blocks.
+
+Proof: ``proofs/samplers/exact.tex``.
 """
 import decimal
 import math
@@ -67,7 +76,8 @@ import numpy as np
 
 from . import current_rng
 
-__all__ = ["exact_gumbel_race", "exact_uniform_float", "exact_uniform_floats", "PSRN"]
+__all__ = ["exact_gumbel_race", "exact_race_with_lazy_blocks", "LazyGroup", "exact_uniform_float",
+           "exact_uniform_floats", "PSRN"]
 
 _MAX = sys.float_info.max
 _REL = 2.0 ** -36          # float margin factor (64x the proven error bound 2^-42 * mag)
@@ -261,8 +271,9 @@ def _finite_abs(x):
 class _Race:
     """One exact race among competitors (members grouped by ``starts``)."""
 
-    def __init__(self, N, D, L, R, starts, stats):
+    def __init__(self, N, D, L, R, starts, stats, raw=None):
         self.N, self.D, self.L, self.R = N, D, L, R
+        self.given_raw = raw
         self.starts = starts
         self.ends = np.append(starts[1:], N.size)
         self.stats = stats
@@ -322,11 +333,21 @@ class _Race:
 
     def run(self):
         n_c = self.starts.size
-        raw = np.frombuffer(current_rng().random_bytes(8 * n_c), dtype=np.uint64)
+        raw = self.given_raw
+        if raw is None:
+            raw = np.frombuffer(current_rng().random_bytes(8 * n_c), dtype=np.uint64)
         self.raw = raw
         k = (raw >> np.uint64(12)).astype(np.float64)
         sizes = self.ends - self.starts
         single = sizes == 1
+        if n_c > _SMALL and single.all():
+            # level 0, screening: the float-path keys, one pass; level 1 for the few contenders
+            cand = self._screen(k)
+            q_lo, q_hi, l_lo, l_hi, wmag = self._terms(cand)
+            self.stats["float_refined"] = self.stats.get("float_refined", 0) + cand.size
+            lo, hi = self._level1(cand, k[cand], np.ones(cand.size, dtype=bool), q_lo + l_lo,
+                                  q_hi + l_hi, wmag)
+            return self._loop(cand, lo, hi, 1, None)
         if single.all():
             q_lo, q_hi, l_lo, l_hi, wmag = self._terms(slice(None))
             w_lo, w_hi = q_lo + l_lo, q_hi + l_hi
@@ -354,6 +375,51 @@ class _Race:
                 lo = np.where(safe, (w_lo + g) - m0, -np.inf)
                 hi = np.where(safe, (w_hi + g) + m0, np.inf)
             level = 0
+        return self._loop(cand, lo, hi, level, (k, single, w_lo, w_hi, wmag))
+
+    def _screen(self, k):
+        """Level 0 for a race of singletons: the indices that may hold the largest key.
+
+        key_i = fl(q_hi + l_hi + g_i) is the float path's key (g at the midpoint).  For
+        safe k, |g| <= 36 and the exact key is at most key_i + 1 + REL*mag_i with
+        mag_i <= 2|key_i| + 2A + 9, A = max|l_hi| + 37 (proof: exact.tex).  The leader's
+        exact key is at least lo_L (the level-0 lower bound), so every i with
+        key_i + 2 REL |key_i| < B = lo_L - 1 - REL (2A + 9) is out, and key_i < T =
+        B - 8 REL (|B| + 1) implies that (T computed exactly, rounded down)."""
+        q_lo, q_hi = self.q_lo, self.q_hi
+        if self.L is None:
+            l_lo = l_hi = 0.0
+            lmax = 0.0
+        else:
+            l_lo, l_hi = _l_terms(self.L, self.R)
+            lmax = float(np.max(np.abs(l_hi)))
+        g = _gumbel_float((2.0 * k + 1.0) * _TWO_M53)
+        key = (q_hi + l_hi) + g
+        safe = (k >= 1.0) & (k <= _K_TOP)
+        all_safe = bool(safe.all())
+        lead = int(np.argmax(key if all_safe else np.where(safe, key, -np.inf)))
+        if not safe[lead]:
+            return np.arange(k.size)
+        ll = 0.0 if self.L is None else float(l_lo[lead])
+        lh = 0.0 if self.L is None else float(l_hi[lead])
+        gl = float(g[lead])
+        mag = abs(float(q_hi[lead])) + abs(lh) + abs(gl) + _MAG0
+        lo_lead = (float(q_lo[lead]) + ll + gl) - 1.0 - _REL * mag
+        if not math.isfinite(lo_lead):
+            return np.arange(k.size)
+        rel, A = Fraction(_REL), Fraction(lmax) + 37
+        B = Fraction(lo_lead) - 1 - rel * (2 * A + 9)
+        T_exact = B - 8 * rel * (abs(B) + 1)
+        T = float(T_exact)
+        if Fraction(T) > T_exact:
+            T = math.nextafter(T, -math.inf)
+        out = key >= T
+        if not all_safe:
+            out |= ~safe
+        return np.flatnonzero(out)
+
+    def _loop(self, cand, lo, hi, level, l1_args):
+        """Drop competitors whose upper key is below the best lower key; refine the rest."""
         while True:
             best = lo.max()
             keep = hi >= best
@@ -363,6 +429,7 @@ class _Race:
             level += 1
             self.stats["rounds"] = self.stats.get("rounds", 0) + 1
             if level == 1:
+                k, single, w_lo, w_hi, wmag = l1_args
                 self.stats["float_refined"] = self.stats.get("float_refined", 0) + cand.size
                 lo, hi = self._level1(cand, k[cand], single[cand], w_lo[cand], w_hi[cand],
                                       wmag[cand])
@@ -469,9 +536,16 @@ def exact_gumbel_race(numer, denom=1.0, left=None, right=None, groups=None, stat
         N = N[idx]
         if L is not None:
             L, R = L[idx], R[idx]
+    return _finish(N, D, L, R, starts, stats, idx)
+
+
+def _finish(N, D, L, R, starts, stats, idx, raw=None):
+    """Race the groups, open the winner (recursively), return the member's index
+    (mapped through ``idx`` if given).  ``raw``: the first race's 8-byte draws."""
     offset = 0
     while True:
-        c = _Race(N, D, L, R, starts, stats).run()
+        c = _Race(N, D, L, R, starts, stats, raw).run()
+        raw = None
         a = int(starts[c])
         b = int(starts[c + 1]) if c + 1 < starts.size else N.size
         offset += a
@@ -483,6 +557,106 @@ def exact_gumbel_race(numer, denom=1.0, left=None, right=None, groups=None, stat
             L, R = L[a:b], R[a:b]
         n = b - a
         starts = np.arange(n) if n <= _DIRECT else np.arange(0, n, math.isqrt(n - 1) + 1)
+
+
+class LazyGroup:
+    """A block of members known at first only through an upper bound on its mass.
+
+    The caller guarantees, in exact arithmetic, that
+    ``(right_up - left_up) * exp(numer_up / denom) >= sum_j (right_j - left_j) exp(numer_j / denom)``
+    over the block's members (e.g. every member level <= numer_up and the members are
+    disjoint sub-intervals of [left_up, right_up]).  ``members()`` returns the member
+    arrays ``(numer, left, right)``; it is called only if the bound could win.
+    """
+
+    __slots__ = ("numer_up", "left_up", "right_up", "members")
+
+    def __init__(self, numer_up, left_up, right_up, members):
+        self.numer_up, self.left_up, self.right_up = float(numer_up), float(left_up), float(right_up)
+        self.members = members
+
+
+def exact_race_with_lazy_blocks(numer, denom, left, right, blocks, stats=None):
+    """:func:`exact_gumbel_race` over singleton items (arrays ``numer``, ``left``,
+    ``right``, possibly empty) and :class:`LazyGroup` blocks, with the same exact
+    law: member weights (right - left) exp(numer / denom).  Returns ``(None, i)`` for
+    item i or ``(j, i)`` for member i of block j.
+
+    Every competitor draws its 8 bytes first.  A block whose upper-bound key (its
+    bound weight plus the top of its Gumbel's 52-bit interval, in floats with the
+    rigorous margin) is below the largest item lower key cannot hold the largest key
+    and is dropped without calling ``members()``; the others are materialised and
+    race, with the SAME random bits, as groups.  Finite numerators only.
+    """
+    stats = {} if stats is None else stats
+    D = float(denom)
+    if not (math.isfinite(D) and D > 0):
+        raise ValueError(f"denom ({D!r}) must be positive and finite")
+    N = np.asarray(numer, dtype=np.float64).reshape(-1)
+    L = np.asarray(left, dtype=np.float64).reshape(-1)
+    R = np.asarray(right, dtype=np.float64).reshape(-1)
+    if not (N.size == L.size == R.size):
+        raise ValueError("numer, left and right must have equal lengths")
+    if np.isnan(N).any() or np.isposinf(N).any():
+        raise ValueError("numer must not contain NaN or +inf here")
+    if N.size and not (np.isfinite(L).all() and np.isfinite(R).all() and (R >= L).all()):
+        raise ValueError("intervals must be finite with left <= right")
+    blocks = list(blocks)
+    item_idx = np.flatnonzero((N > -np.inf) & (R > L))
+    ups = np.array([[b.numer_up, b.left_up, b.right_up] for b in blocks], dtype=np.float64).reshape(-1, 3)
+    if not (np.isfinite(ups).all() and (ups[:, 2] >= ups[:, 1]).all()):
+        raise ValueError("block bounds must be finite with left_up <= right_up")
+    live_b = np.flatnonzero(ups[:, 2] > ups[:, 1])
+    n_i, n_b = item_idx.size, live_b.size
+    raw = np.frombuffer(current_rng().random_bytes(8 * (n_i + n_b)), dtype=np.uint64)
+    Ni, Li, Ri = N[item_idx], L[item_idx], R[item_idx]
+    nref = max(float(Ni.max()) if n_i else -math.inf, float(ups[live_b, 0].max()) if n_b else -math.inf)
+    if nref == -math.inf:
+        raise ValueError("no candidate has positive weight")
+    k = (raw >> np.uint64(12)).astype(np.float64)
+    best = -math.inf
+    if n_i:  # level-1 lower keys of the items
+        q_lo, _ = _q_terms(Ni, D, nref)
+        l_lo, l_hi = _l_terms(Li, Ri)
+        _, q_hi = _q_terms(Ni, D, nref)
+        g_lo = _gumbel_float(k[:n_i] * _TWO_M52)
+        mag = np.abs(q_hi) + np.abs(l_hi) + _MAG0 + _finite_abs(g_lo)
+        with np.errstate(invalid="ignore"):
+            best = float(np.max((q_lo + l_lo + g_lo) - _REL * mag))
+    keep = []
+    if n_b:  # level-1 upper keys of the blocks, from their bounds
+        b = ups[live_b]
+        _, q_hi = _q_terms(b[:, 0], D, nref)
+        _, l_hi = _l_terms(b[:, 1], b[:, 2])
+        g_hi = _gumbel_float((k[n_i:] + 1.0) * _TWO_M52)
+        mag = np.abs(q_hi) + np.abs(l_hi) + _MAG0 + _finite_abs(g_hi)
+        hi = (q_hi + l_hi + g_hi) + _REL * mag
+        keep = [int(j) for j in np.flatnonzero(hi >= best)]
+        stats["blocks_materialised"] = stats.get("blocks_materialised", 0) + len(keep)
+    parts_n, parts_l, parts_r, starts, owner, raws = [Ni], [Li], [Ri], list(range(n_i)), [], [raw[:n_i]]
+    size = n_i
+    for j in keep:
+        bn, bl, br = (np.asarray(a, dtype=np.float64).reshape(-1) for a in blocks[live_b[j]].members())
+        ok = np.flatnonzero((bn > -np.inf) & (br > bl))
+        if ok.size == 0:
+            continue
+        parts_n.append(bn[ok])
+        parts_l.append(bl[ok])
+        parts_r.append(br[ok])
+        starts.append(size)
+        owner.append((int(live_b[j]), ok, size))
+        raws.append(raw[n_i + j:n_i + j + 1])
+        size += ok.size
+    if size == 0:
+        raise ValueError("no candidate has positive weight")
+    i = _finish(np.concatenate(parts_n), D, np.concatenate(parts_l), np.concatenate(parts_r),
+                np.asarray(starts, dtype=np.int64), stats, None, raw=np.concatenate(raws))
+    if i < n_i:
+        return None, int(item_idx[i])
+    for j, ok, start in owner:
+        if start <= i < start + ok.size:
+            return j, int(ok[i - start])
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 # ----------------------------------------------------------------------------- exact uniform

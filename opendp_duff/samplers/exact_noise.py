@@ -45,6 +45,7 @@ import decimal
 import math
 import sys
 from decimal import Decimal
+from fractions import Fraction
 
 from . import current_rng
 
@@ -283,6 +284,10 @@ def _round_float(d):
     return min(max(x, -_MAX), _MAX)
 
 
+def _is_zero(c):
+    return (c[0] == 0) if isinstance(c, tuple) else (c == 0)
+
+
 def exact_rounded_release(center, scale, noise, shape=None):
     """round(c + sigma Z) for the exact real Z of law ``noise`` (shape parameter ``shape``).
 
@@ -299,6 +304,9 @@ def exact_rounded_release(center, scale, noise, shape=None):
     True
     """
     k, accept, value, symmetric = _LAWS[noise]
+    if _is_zero(scale):  # sigma = 0: the release is R(c), no randomness (an enclosure could not split +-0)
+        return _round_float(Decimal(center)) if not isinstance(center, tuple) else \
+            min(max(float(Fraction(center[0]) / Fraction(center[1])), -_MAX), _MAX)
 
     def enclose_const(ia, c):
         return ia.div(ia.const(c[0]), ia.const(c[1])) if isinstance(c, tuple) else ia.const(c)
@@ -322,7 +330,7 @@ def exact_rounded_release(center, scale, noise, shape=None):
                     z = ia.neg(z)
                 y = ia.add(enclose_const(ia, center), ia.mul(enclose_const(ia, scale), z))
                 lo, hi = _round_float(y[0]), _round_float(y[1])
-                if lo == hi:
+                if lo == hi and math.copysign(1.0, lo) == math.copysign(1.0, hi):  # -0.0 < +0.0 for R
                     return lo
             except _Undecided:
                 pass
