@@ -588,12 +588,7 @@ MATRIX += [(c, label, None) for c in CASES for label in NP_LABELS]
 
 # Bugs found by this matrix in files owned by other work in progress; reported, and marked
 # strict so that the mark must be removed when they are fixed.
-_TINY_GAPS = ("duff median/quantile on bounds (0, 5e-324): samplers.race.log_widths computes "
-              "0.5*right - 0.5*left, which rounds a one-subnormal-ulp width to 0, so every gap "
-              "is dead and race() returns None (TypeError inside the release)")
 KNOWN_BUGS = {
-    "atom_domain.bounds[1]-subnormal": _TINY_GAPS,
-    "make_clamp.bounds[1]-subnormal": _TINY_GAPS,
     "smooth_parameters.rho-subnormal": "_smooth_maps.lln_optimal_sigma: OverflowError in the cubic "
                                        "5 eps/t x^3 (x ** 3 overflows) for a subnormal rho",
     "smooth_variance_lower_bound.t-1e308": "_smooth_maps.variance_lower_bound: math.exp/expm1 "

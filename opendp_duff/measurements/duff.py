@@ -19,8 +19,7 @@ from ..duff_utility import (quantile_best_gap, quantile_gap_levels, quantile_rat
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import SymmetricDistance
-from ..samplers.race import (LazyBlock, log_widths, race, relative_levels, sample_index,
-                             uniform_in)
+from ..samplers.exact import LazyGroup, exact_race_with_lazy_blocks, exact_uniform_float
 from ..transformations._common import as_array, dataset_space
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
@@ -62,17 +61,21 @@ def _edges(y, lo, hi, j0, j1):
 
 
 class _QuantileSampler:
-    """The Duff alpha-quantile mechanism on sorted data y in [lo, hi].
+    """The Duff alpha-quantile mechanism on sorted data y in [lo, hi], sampled exactly.
 
     Candidates: the n + 1 gaps, gap j = [e_j, e_{j+1}] with e = (lo, y_1..y_n, hi), level
     L_j = quantile_gap_levels(j) and width w_j.  (Records have Lebesgue measure zero.)
-    The race: the gaps within ``_window`` of the best gap r individually, plus two lazy
-    blocks, the gaps left and right of the window.  Levels fall away from r, so a
-    block's live gaps are all at most the level of its live gap nearest the window
-    (found by binary search), and its log-mass is at most log(its total width, a
-    difference of two e's) + (that level - top) / scale; its exact log-mass (O(n)) is
-    computed only if that bound could win.  ``top`` is the highest level of a live
-    (positive-width) gap anywhere, so relative levels of live gaps are <= 0.
+    The exact race (:func:`opendp_duff.samplers.exact.exact_race_with_lazy_blocks`):
+    the gaps within ``_window`` of the best gap r are items, and the gaps left and
+    right of the window form two lazy blocks.  Levels fall away from r, so a block's
+    live (positive-width) gaps all have level at most that of its live gap nearest the
+    window (found by binary search), and they are disjoint inside the block's span,
+    a difference of two e's: (span) exp(that level / scale) bounds the block's mass,
+    and the block's O(n) members are built only if that bound could win.  The gap
+    is chosen with probability exactly w_j exp(L_j / scale) / Z (the inputs read as
+    exact rationals), and the release is an exact uniform point of it rounded to the
+    nearest float (``proofs/samplers/exact.tex``).  scale = 0 keeps the gaps of the
+    top live level (weight w_j); scale = inf weighs every gap by w_j.
     Work per release: O(window + log n), plus O(n) with tiny probability.
     """
 
@@ -84,8 +87,7 @@ class _QuantileSampler:
         k = _window(n, scale)
         j0, j1 = max(0, r - k), min(n + 1, r + k + 1)
         left, right = _edges(y, lo, hi, j0, j1)
-        levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q)
-        lw = log_widths(left, right)
+        levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q).astype(np.float64)
         ranges, spans, live = [], [], []
         if j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]
             ranges.append((0, j0))
@@ -95,23 +97,34 @@ class _QuantileSampler:
             ranges.append((j1, n + 1))
             spans.append((self._e(j1), hi))
             live.append(self._live_right(j1))
-        live_levels = [int(quantile_gap_levels(np.array([j]), n, self.P, self.Q)[0])
-                       for j in live if j is not None]
-        window_live = levels[lw > -np.inf]
-        tops = live_levels + ([int(np.max(window_live))] if window_live.size else [])
-        self.top = max(tops) if tops else -1  # lo < hi: some gap is live, so tops is not empty
+        live_levels = [self._level(j) for j in live if j is not None]
+        window_live = levels[right > left]
+        tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
+        self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
         self.near_left, self.near_right = left, right
-        self.near_lw = lw + self._rel(levels)
+        self.near_numer, self.denom = self._numer(levels)
         self._block_ranges = ranges
-        self.blocks = []
+        self._cache = {}
+        self.blocks, self._block_ids = [], []
         for b, ((s_lo, s_hi), j) in enumerate(zip(spans, live)):
             if j is None:  # no live gap: the block has no mass
-                up = -np.inf
-            else:
-                lvl = quantile_gap_levels(np.array([j]), n, self.P, self.Q)
-                up = float(log_widths(s_lo, s_hi)) + float(self._rel(lvl)[0])
-            self.blocks.append(LazyBlock(up, self._exact_fn(b)))
-        self._cache = {}
+                continue
+            up = float(self._numer(np.array([self._level(j)]))[0][0])
+            if up == -np.inf:  # scale 0 and below the top level: no mass
+                continue
+            self.blocks.append(LazyGroup(up, s_lo, s_hi, self._members_fn(b)))
+            self._block_ids.append(b)
+
+    def _level(self, j):
+        return float(quantile_gap_levels(np.array([j]), self.n, self.P, self.Q)[0])
+
+    def _numer(self, levels):
+        """(numerators, denominator) of the exact race: weight w exp(numer / denom)."""
+        if self.scale == 0:
+            return np.where(levels >= self.top, 0.0, -np.inf), 1.0
+        if math.isinf(self.scale):
+            return np.zeros(levels.shape), 1.0
+        return levels, self.scale
 
     def _e(self, j):
         """e_j: lo for j = 0, y_j (1-based) for 1 <= j <= n, hi for j = n + 1."""
@@ -130,33 +143,25 @@ class _QuantileSampler:
         s = int(self.lo <= v) + int(np.searchsorted(self.y, v, side="right")) - 1
         return s if s <= self.n and self._e(s + 1) > v else None
 
-    def _rel(self, levels):
-        return relative_levels(levels, self.top, self.scale)
-
-    def _block_lw(self, b):
+    def _members(self, b):
+        """(numer, left, right) of every gap of far block b (built once, then cached)."""
         if b not in self._cache:
             a0, a1 = self._block_ranges[b]
             left, right = _edges(self.y, self.lo, self.hi, a0, a1)
             levels = quantile_gap_levels(np.arange(a0, a1), self.n, self.P, self.Q)
-            self._cache[b] = (left, right, log_widths(left, right) + self._rel(levels))
+            self._cache[b] = (self._numer(levels.astype(np.float64))[0], left, right)
         return self._cache[b]
 
-    def _exact_fn(self, b):
-        def exact():
-            lw = self._block_lw(b)[2]
-            m = float(np.max(lw)) if lw.size else -np.inf
-            if m == -np.inf:
-                return -np.inf
-            return m + math.log(float(np.sum(np.exp(lw - m))))
-        return exact
+    def _members_fn(self, b):
+        return lambda: self._members(b)
 
     def sample(self):
-        kind, i = race(self.near_lw, self.blocks)
-        if kind == "item":
-            return uniform_in(self.near_left[i], self.near_right[i])
-        left, right, lw = self._block_lw(i)
-        g = sample_index(lw)
-        return uniform_in(left[g], right[g])
+        j, i = exact_race_with_lazy_blocks(self.near_numer, self.denom, self.near_left,
+                                           self.near_right, self.blocks)
+        if j is None:
+            return exact_uniform_float(self.near_left[i], self.near_right[i])
+        _, left, right = self._members(self._block_ids[j])
+        return exact_uniform_float(left[i], right[i])
 
 
 def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):

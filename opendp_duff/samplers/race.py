@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from . import standard_gumbel, uniform_open
+from .exact import LazyGroup, exact_gumbel_race, exact_race_with_lazy_blocks, exact_uniform_float
 
 __all__ = ["sample_step_function", "log_widths", "relative_levels", "relative_log_masses", "race",
            "LazyBlock", "uniform_in", "sample_index"]
@@ -191,69 +192,62 @@ def _validate(left, right, levels, scale):
 _NEAR = 60.0  # log-mass margin: intervals this far below the top go to the lazy far block
 
 
-def _prepare(left, right, levels, scale):
-    """Split into explicit "near" candidates and one lazy "far" block.
+def _exact_index(left, right, levels, scale):
+    """Index of the chosen interval, with probability EXACTLY proportional to
+    (right_i - left_i) exp(levels_i / scale) (inputs read as exact rationals), or
+    None when every interval has zero width.
 
-    Near: positive-width intervals whose relative level (level - top)/scale is at
-    least -_NEAR.  Far: the other positive-width ones.  The far block's log-mass is
-    bounded above by log(sum of far widths) + max far relative level, an O(1)-cost
-    bound once the sums are known; its exact log-mass needs a log per interval and is
-    computed only when the bound could win.  The split changes only the cost, never
-    the law (see :func:`race`).
-    """
-    half = 0.5 * right - 0.5 * left  # half-widths: no overflow
-    alive = half > 0
+    0 < scale < inf: the intervals within ``_NEAR`` nats of the top (relative level
+    computed in floats: this only decides the cost) race as items; the others form
+    one :class:`~opendp_duff.samplers.exact.LazyGroup` bounded by the span
+    [min left, max right] at their highest level (valid: the intervals are
+    disjoint), materialised only if that bound could win.  scale = 0: weight
+    (right - left) on the top-level intervals, 0 elsewhere; scale = inf: weight
+    (right - left).  See ``proofs/samplers/exact.tex``."""
+    alive = right > left  # exact comparison (no half-width underflow)
     if not alive.any():
         return None
-    rel = relative_levels(levels, np.max(levels[alive]), scale)
-    near_mask = alive & (rel >= -_NEAR)
-    near = np.flatnonzero(near_mask)
-    far = np.flatnonzero(alive & ~near_mask)
-    near_lw = log_widths(left[near], right[near]) + rel[near]
+    top = float(np.max(levels[alive]))
+    if scale == 0 or math.isinf(scale):
+        numer = (np.zeros(levels.shape) if scale != 0 else np.where(levels >= top, 0.0, -np.inf))
+        return exact_gumbel_race(numer, 1.0, left, right)
+    rel = relative_levels(levels, top, scale)
+    near_mask = ~alive | (rel >= -_NEAR)
+    far = np.flatnonzero(~near_mask)
     if far.size == 0:
-        return near, near_lw, far, None, None
-    far_rel = rel[far]
-    wsum = float(np.sum(half[far]))
-    upper = math.log(wsum) + _LOG2 + float(np.max(far_rel)) if wsum > 0 else -np.inf
-    cache = {}
-
-    def far_lw():
-        if "lw" not in cache:
-            cache["lw"] = log_widths(left[far], right[far]) + far_rel
-        return cache["lw"]
-
-    return near, near_lw, far, upper, far_lw
+        return exact_gumbel_race(levels, scale, left, right)
+    near = np.flatnonzero(near_mask)
+    blk = LazyGroup(float(np.max(levels[far])), float(np.min(left[far])), float(np.max(right[far])),
+                    lambda: (levels[far], left[far], right[far]))
+    j, i = exact_race_with_lazy_blocks(levels[near], scale, left[near], right[near], [blk])
+    return int(near[i]) if j is None else int(far[i])
 
 
 def sample_step_function(left, right, levels, scale, size=None):
     """Draw from the density ∝ exp(levels_i / scale) on the disjoint intervals
-    [left_i, right_i] (Duff §5, Algorithm 1, with the block race above).
+    [left_i, right_i] (Duff §5, Algorithm 1, with the block race above), EXACTLY.
 
-    The interval is chosen with probability ∝ (right_i - left_i) exp(levels_i / scale)
-    by a Gumbel race in log space, then a uniform point of it is returned (clipped
-    into the interval).  Zero-width intervals never win unless every interval has
-    zero width; then the left end of a highest-level interval is returned.
-    ``scale = 0`` samples uniformly on the top-level intervals; ``scale = inf`` ignores
-    the levels.  ``size=k`` returns k independent draws (the set-up is done once).
+    The interval is chosen with probability exactly ∝ (right_i - left_i) exp(levels_i / scale)
+    by the exact Gumbel race of :mod:`opendp_duff.samplers.exact` (float keys with
+    rigorous error bounds, refined with fresh random bits only when they cannot
+    decide), then an exact uniform point of it, rounded to the nearest float, is
+    returned (:func:`~opendp_duff.samplers.exact.exact_uniform_float`).  Zero-width
+    intervals never win unless every interval has zero width; then the left end of
+    a highest-level interval is returned.  ``scale = 0`` samples uniformly on the
+    top-level intervals; ``scale = inf`` ignores the levels.  ``size=k`` returns k
+    independent draws.
 
-    Cost: O(N) cheap arithmetic to find the near set, a handful of Gumbel draws, and
-    O(N) logarithms only in the (rare) event that the far block might win.
+    Cost: O(N) cheap arithmetic to find the near set, one exact race among the near
+    intervals and the lazy far block, and O(N) more only in the (rare) event that
+    the far block's bound could win.
     """
     left, right, levels, scale = _validate(left, right, levels, scale)
-    prep = _prepare(left, right, levels, scale)
 
     def one():
-        if prep is None:
-            i = int(np.argmax(levels))
-            return float(left[i])
-        near, near_lw, far, upper, far_lw = prep
-        blocks = [] if upper is None else [LazyBlock(upper, lambda: _logsumexp(far_lw()))]
-        kind, j = race(near_lw, blocks)
-        if kind == "item":
-            i = near[j]
-        else:
-            i = far[sample_index(far_lw())]
-        return uniform_in(left[i], right[i])
+        i = _exact_index(left, right, levels, scale)
+        if i is None:
+            return float(left[int(np.argmax(levels))])
+        return exact_uniform_float(left[i], right[i])
 
     if size is None:
         return one()
