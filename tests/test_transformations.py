@@ -59,7 +59,7 @@ def test_transformations_refuse_non_dataset_spaces():
     with pytest.raises(TypeError, match="input_domain"):
         dp.t.make_count(dp.atom_domain(), dp.symmetric_distance())
     with pytest.raises(ValueError, match="NaN"):
-        dp.t.make_clamp(dp.vector_domain(dp.atom_domain(nan=True)), dp.symmetric_distance(), bounds=(0.0, 1.0))
+        dp.t.make_sort(dp.vector_domain(dp.atom_domain(nan=True)), dp.symmetric_distance())
 
 
 def test_sum_map_exact_values():
@@ -105,3 +105,16 @@ def test_sum_random_neighbours_within_map():
         x2 = x.copy()
         x2[rng.integers(n)] = rng.choice([lo, hi])
         assert abs(Fraction(t(x)) - Fraction(t(x2))) <= Fraction(t.map(1))
+
+
+def test_clamp_maps_nan_to_lo_and_accepts_nan_domains():
+    nan_space = dp.vector_domain(dp.atom_domain(T=float, nan=True)), dp.symmetric_distance()
+    t = nan_space >> dp.t.then_clamp(bounds=(-1.0, 1.0))
+    assert t([math.nan, 0.5, math.inf, -math.inf]).tolist() == [-1.0, 0.5, 1.0, -1.0]
+    assert not t.output_domain.element_domain.nan
+    # NaN is not a member of the default domain, but raw data may hold it: clamp still bounds it
+    plain = dp.t.make_clamp(FLOATS, dp.symmetric_distance(), bounds=(0.0, 1.0))
+    assert plain([math.nan]).tolist() == [0.0]
+    # a sorted domain that admits NaN loses sortedness through clamp
+    sorted_nan = dp.vector_domain(dp.atom_domain(T=float, nan=True), sorted=True)
+    assert not dp.t.make_clamp(sorted_nan, dp.symmetric_distance(), bounds=(0.0, 1.0)).output_domain.sorted

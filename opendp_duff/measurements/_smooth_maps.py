@@ -150,12 +150,14 @@ def group_map(noise, t, s, shape):
 def lln_optimal_sigma(epsilon, t):
     """The real root of 5 (eps/t) sigma^3 - 5 sigma^2 - 1 = 0 (file 004, §3.1.1), by bisection
     on [t/eps, max(2t/eps, 1/2)]; it minimises the variance 2 e^{2 sigma^2} / s^2 at fixed eps, t."""
-    def cubic(x):
-        return 5 * epsilon / t * x ** 3 - 5 * x ** 2 - 1
+    def cubic_over_x3(x):  # the cubic divided by 5 x^3 > 0: same sign, and no overflow
+        return epsilon / t - 1 / x - 0.2 / x / x / x
     lo, hi = t / epsilon, max(2 * t / epsilon, 0.5)
+    if not math.isfinite(hi):
+        raise MakeError(f"t ({t!r}) is too large for epsilon ({epsilon!r}): no LLN sigma meets the budget")
     for _ in range(200):
         mid = (lo + hi) / 2
-        if cubic(mid) < 0:
+        if cubic_over_x3(mid) < 0:
             lo = mid
         else:
             hi = mid
@@ -225,6 +227,9 @@ def lemma9_rho(epsilon, delta):
 
 # ---- lower bound (file 004, Proposition 36) -----------------------------------
 
+_MAX_K = 400
+
+
 def variance_lower_bound(epsilon, t, max_k=None):
     """Proposition 36 of file 004 with s = 1: a lower bound L(eps, t) such that any noise Z giving
     eps^2/2-zCDP when scaled to t-smooth sensitivity has E[(S/s Z)^2] >= S^2 L(eps, t).
@@ -232,21 +237,24 @@ def variance_lower_bound(epsilon, t, max_k=None):
     Maximised over k, l >= 0, k + l > 0 (up to ``max_k``, default enough for e^{eps^2 k^2} to
     dominate).  A float plotting aid, not a privacy quantity.
     """
-    if not (epsilon > 0 and t > 0):
-        raise MakeError(f"epsilon ({epsilon!r}) and t ({t!r}) must be positive")
+    if not (epsilon > 0 and t > 0 and math.isfinite(epsilon) and math.isfinite(t)):
+        raise MakeError(f"epsilon ({epsilon!r}) and t ({t!r}) must be positive and finite")
     if max_k is None:
-        max_k = max(2, int(math.ceil(6 / epsilon)) + 2)
+        # The max over a subset of (k, l) is still a valid lower bound, so the cap (which keeps
+        # the O(max_k^2) loop cheap for tiny epsilon) costs tightness only, never validity.
+        max_k = max(2, min(_MAX_K, int(math.ceil(6 / epsilon)) + 2))
     best = 0.0
-    et = math.exp(-t)
+    one_minus_et = -math.expm1(-t)  # 1 - e^{-t}, > 0 even for a subnormal t
     for k in range(0, max_k + 1):
         for ell in range(0, max_k + 1 - k):
             if k + ell == 0:
                 continue
-            denom = math.expm1(epsilon ** 2 * (k + ell) ** 2)
-            if not math.isfinite(denom):
-                continue
-            num = (math.exp((k + ell - 1) * t) - math.exp((ell - 1) * t) + math.expm1(ell * t)) ** 2
-            val = (num / denom - math.expm1(ell * t) ** 2) / (1 - et) ** 2
+            try:
+                denom = math.expm1(epsilon ** 2 * (k + ell) ** 2)
+                num = (math.exp((k + ell - 1) * t) - math.exp((ell - 1) * t) + math.expm1(ell * t)) ** 2
+                val = (num / denom - math.expm1(ell * t) ** 2) / one_minus_et ** 2
+            except (OverflowError, ZeroDivisionError):
+                continue  # this (k, l) gives no finite bound; the others still do
             if math.isfinite(val):
                 best = max(best, val)
     return best

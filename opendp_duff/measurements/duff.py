@@ -3,7 +3,8 @@
 Gillenwater & Muñoz Medina, *Duff* (file 000): Definition 8 (utility), Lemma 1
 (sensitivity 1), §4.1 (median), §5 Algorithm 1 and Proposition 5 (racing sampler).
 The step function and its proof of equality with Definition 8 are in
-:mod:`opendp_duff.duff_utility`; the proofs are
+:mod:`opendp_duff.duff_utility`; releases are drawn exactly by
+:mod:`opendp_duff.samplers.exact` (``proofs/samplers/exact.tex``); the proofs are
 ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
 import math
@@ -204,11 +205,14 @@ def make_duff_quantile(input_domain, input_metric, alpha, scale):
     utility and d_in from the data-dependent normaliser.  scale = 2/epsilon gives
     the paper's exp(epsilon u / 2).  ``map(0) = 0``; scale 0 gives inf; scale inf gives 0.
 
-    Sampling (Duff §5, Algorithm 1, Proposition 5): a Gumbel race in log space over
-    the gaps between records, with the far gaps grouped in two blocks that are only
-    opened when they win, then a uniform point of the chosen gap.  The law is exactly
-    the exponential mechanism's in idealised arithmetic; floats are the float path
-    (see the proof).  Never raises, never NaN on a member of the input domain.
+    Sampling (Duff §5, Algorithm 1, Proposition 5), exactly: a Gumbel race over the
+    gaps between records, decided by :mod:`opendp_duff.samplers.exact` (float keys
+    with rigorous error bounds, refined with fresh random bits when they cannot
+    decide), with the far gaps in two lazy blocks built only when their bound could
+    win, then an exact uniform point of the chosen gap rounded to the nearest float.
+    The release is exactly the exponential mechanism's sample, rounded to the nearest
+    float (post-processing; ``proofs/samplers/exact.tex``).  Never raises, never NaN
+    on a member of the input domain.
 
     >>> import opendp_duff as dp
     >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()

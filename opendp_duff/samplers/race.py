@@ -1,4 +1,4 @@
-"""Racing (Gumbel-max) samplers for piecewise-constant densities.
+"""Samplers for piecewise-constant densities (Duff §5), and the float race helpers.
 
 A *step density* on disjoint intervals ``[left_i, right_i]`` is
 
@@ -6,25 +6,22 @@ A *step density* on disjoint intervals ``[left_i, right_i]`` is
 
 so interval i carries mass ∝ (right_i - left_i) exp(level_i / scale).  The
 exponential mechanism with a Duff utility (Gillenwater & Muñoz Medina, *Duff*,
-§5, Algorithm 1 and Proposition 5) is such a density.  We sample it in two
-stages: choose an interval by a race of Gumbel-perturbed log-masses, then draw
-uniformly inside it.
+§5, Algorithm 1 and Proposition 5) is such a density.
 
-Everything is computed in log space relative to the top level, so weights that
-underflow (ε·n up to 1e9, tiny scales) cost nothing and never produce NaN.
+:func:`sample_step_function` samples it EXACTLY: the interval by the exact Gumbel
+race of :mod:`opendp_duff.samplers.exact` (weights read as exact rationals, float
+keys with rigorous error bounds, refined with fresh random bits only when floats
+cannot decide), the intervals far below the top in one lazy block built only when
+its bound could win; then an exact uniform point of the interval, rounded to the
+nearest float.  The release is the idealised law rounded to the nearest float
+(``proofs/samplers/exact.tex``).
 
-**Blocks.**  Two facts about independent G_i ~ Gumbel(w_i) (location w_i):
-(1) max_i G_i ~ Gumbel(logsumexp_i w_i); (2) argmax_i G_i is independent of
-max_i G_i and has law softmax(w).  So a race can be run among *blocks* (one
-Gumbel each, at the block's logsumexp), and only the winning block is opened,
-with fresh Gumbels among its members.  :func:`race` also accepts blocks whose
-exact log-mass is computed *lazily*: it draws the block's Gumbel first and
-computes the exact log-mass only if an upper bound could beat the leader.  The
-winner is the same function of the same random draws as in the eager race, so
-the law is exactly the exponential mechanism's (in idealised arithmetic); see
-``proofs/measurements/duff/make_duff_quantile.tex``.
-
-All randomness comes from :func:`opendp_duff.samplers.standard_gumbel` and
+The float helpers below (:func:`race`, :class:`LazyBlock`, :func:`sample_index`,
+:func:`uniform_in`, log-space masses) are the float path: Gumbel-max over blocks in
+double precision (max and argmax of independent Gumbels are independent; the max of
+a block is Gumbel at its log-sum-exp).  They are kept for callers that want the fast
+approximate sampler; no measurement releases through them.  Their randomness comes
+from :func:`opendp_duff.samplers.standard_gumbel` and
 :func:`opendp_duff.samplers.uniform_open`.
 """
 import math

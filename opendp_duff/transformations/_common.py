@@ -10,7 +10,7 @@ DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 
 def dataset_space(input_domain, input_metric, *, need_bounds=False, need_size=False,
-                  need_sorted=False, T=None):
+                  need_sorted=False, T=None, allow_nan=False):
     """Check that (input_domain, input_metric) is a space of datasets as required."""
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain")
     v.instance("input_metric", input_metric, DATASET_METRICS,
@@ -18,7 +18,7 @@ def dataset_space(input_domain, input_metric, *, need_bounds=False, need_size=Fa
     elem = input_domain.element_domain
     if T is not None and elem.T is not T:
         raise MakeError(f"input_domain ({input_domain!r}) must hold elements of type {T.__name__}")
-    if elem.nan:
+    if elem.nan and not allow_nan:
         raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")
     if need_bounds and elem.bounds is None:
         raise MakeError(f"input_domain ({input_domain!r}) must be bounded: chain make_clamp first")
