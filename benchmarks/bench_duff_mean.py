@@ -15,15 +15,7 @@ import numpy as np
 
 import opendp_duff as dp
 from opendp_duff.measurements.duff_mean import duff_mean_step_function
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from _timing import best_time
 
 
 def main(quick):
@@ -36,10 +28,10 @@ def main(quick):
     for n in sizes:
         x = rng.uniform(0.0, 1.0, n)
         repeat = 3 if n <= 10 ** 6 else 1
-        t_sort = best_of(lambda: np.sort(x), repeat)
+        t_sort = best_time(lambda: np.sort(x), repeat)
         xs = np.sort(x)
-        t_step = best_of(lambda: duff_mean_step_function(xs, (0.0, 1.0)), repeat)
-        t_rel = best_of(lambda: release(xs), repeat)
+        t_step = best_time(lambda: duff_mean_step_function(xs, (0.0, 1.0)), repeat)
+        t_rel = best_time(lambda: release(xs), repeat)
         print(f"{n:>10} {t_sort:>10.4f} {t_step:>8.4f} {t_step / t_sort:>9.2f} {t_rel:>9.4f} {t_rel / t_sort:>12.2f}")
         if n == 10 ** 6:
             at_1e6 = t_step

@@ -24,15 +24,7 @@ import time
 import numpy as np
 
 import opendp_duff as dp
-
-
-def best_time(f, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t)
-    return best
+from _timing import best_time
 
 
 def duff_median_chain(lo, hi, scale):

@@ -14,15 +14,7 @@ import numpy as np
 
 import opendp_duff as dp
 from opendp_duff import samplers
-
-
-def best_of(f, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from _timing import best_time
 
 
 def main():
@@ -34,17 +26,17 @@ def main():
     scores = rng.normal(size=n)
     m = dp.m.make_report_noisy_max_gumbel(dp.vector_domain(dp.atom_domain(T=float)),
                                           dp.inf_difference_distance(), scale=1.0)
-    base = best_of(lambda: np.argmax(scores))
-    noise = best_of(lambda: np.argmax(scores + samplers.standard_gumbel(n)))
-    mech = best_of(lambda: m(scores))
+    base = best_time(lambda: np.argmax(scores))
+    noise = best_time(lambda: np.argmax(scores + samplers.standard_gumbel(n)))
+    mech = best_time(lambda: m(scores))
     print(f"report_noisy_max_gumbel, k={n}: {mech:.4f} s = {mech / noise:.2f}x a bare Gumbel race "
           f"({noise:.4f} s), {mech / base:.0f}x np.argmax ({base:.4f} s)")
 
     data = rng.integers(0, 100, size=n)
     mode = dp.m.make_duff_mode(dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance(),
                                candidates=list(range(100)), scale=1.0)
-    base = best_of(lambda: np.unique(data, return_counts=True))
-    mech = best_of(lambda: mode(data))
+    base = best_time(lambda: np.unique(data, return_counts=True))
+    mech = best_time(lambda: mode(data))
     print(f"duff_mode, n={n}, 100 candidates: {mech:.4f} s = {mech / base:.2f}x np.unique ({base:.4f} s)")
 
 

@@ -17,15 +17,7 @@ import time
 import numpy as np
 
 import opendp_duff as dp
-
-
-def best_time(f, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from _timing import best_time
 
 
 def brute_force(x, p, q, t, lo, hi):

@@ -645,10 +645,6 @@ def test_matrix_covers_every_public_constructor():
     assert public - parameter_free <= covered, public - parameter_free - covered
 
 
-@pytest.mark.xfail(strict=True, reason="dp.m.duff_quantile_sample is public but validates no "
-                   "parameter: scale=True is read as 1.0, scale=NaN fails in int(ceil(nan)) of "
-                   "duff._window, a string in float(); it should validate like make_duff_quantile "
-                   "(or be private)")
 @pytest.mark.parametrize("scale", [True, math.nan, "2.0"])
 def test_duff_quantile_sample_validates_scale(scale):
     with pytest.raises((TypeError, ValueError), match="scale"):

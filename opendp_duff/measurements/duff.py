@@ -169,17 +169,28 @@ def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):
     """Releases of the Duff alpha-quantile mechanism: the sampler behind
     :func:`make_duff_quantile`, for batches (``size`` draws share the set-up).
 
-    ``x_sorted`` must be sorted and inside ``bounds``.  Each draw is a separate
-    release: k draws cost k times the privacy of one (``make_duff_quantile(...).map``).
+    ``x_sorted`` must be sorted and inside ``bounds`` (it is data, so it is not
+    checked: chain ``make_clamp`` and ``make_sort`` or sort and clip it yourself).  The
+    public parameters are validated as in :func:`make_duff_quantile`.  Each draw is a
+    separate release: k draws cost k times the privacy of one (``make_duff_quantile(...).map``).
     """
-    lo, hi = float(bounds[0]), float(bounds[1])
-    y = np.asarray(x_sorted, dtype=np.float64).reshape(-1)
+    lo, hi = v.bounds("bounds", bounds, float)
+    alpha = validate_alpha(alpha)
+    scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+    if size is not None:
+        size = v.number("size", size, integer=True, nonneg=True)
+    y = np.clip(np.asarray(x_sorted, dtype=np.float64).reshape(-1), lo, hi)
+    return _sample(y, lo, hi, alpha, scale, size)
+
+
+def _sample(y, lo, hi, alpha, scale, size=None):
+    """Draw from validated parameters and a sorted float array inside [lo, hi]."""
     if not lo < hi:  # the output space is one point
-        return lo if size is None else np.full(int(size), lo)
-    sampler = _QuantileSampler(y, lo, hi, alpha, float(scale))
+        return lo if size is None else np.full(size, lo)
+    sampler = _QuantileSampler(y, lo, hi, alpha, scale)
     if size is None:
         return sampler.sample()
-    return np.array([sampler.sample() for _ in range(int(size))], dtype=np.float64)
+    return np.array([sampler.sample() for _ in range(size)], dtype=np.float64)
 
 
 def _check_space(input_domain, input_metric):
@@ -231,7 +242,7 @@ def make_duff_quantile(input_domain, input_metric, alpha, scale):
 
 def _make(input_domain, input_metric, alpha, scale, lo, hi):
     def function(x):
-        return duff_quantile_sample(as_array(x), (lo, hi), alpha, scale)
+        return _sample(as_array(x), lo, hi, alpha, scale)
 
     def privacy_map(d_in):
         return ar.div_up(2 * d_in, scale)

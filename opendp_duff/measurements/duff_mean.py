@@ -47,7 +47,6 @@ GRID_BITS = 32
 _W = 1 << GRID_BITS              # the grid has _W + 1 points lo + j (hi - lo) / _W
 _SCALE = float(_W)
 _INV_SCALE = 1.0 / _SCALE
-_TINY, _BOOST = 2.0 ** -900, 2.0 ** 1000  # rescaling for ranges made of subnormal widths
 _INT64_MAX_N = 1 << 28           # int64 arithmetic is overflow-free below this n (see _level_ends)
 
 
@@ -229,13 +228,8 @@ def make_duff_mean(input_domain, input_metric, scale):
         if not hi > lo:
             return lo
         left, right, levels = duff_mean_step_function(y, bounds)
-        # Near zero the widths can be subnormal; scaling by a power of two is exact there and
-        # the draw is scaled back (post-processing), so the law is unchanged.
-        tiny = max(abs(lo), abs(hi)) < _TINY
-        if tiny:
-            left, right = left * _BOOST, right * _BOOST
-        out = sample_step_function(left, right, levels, scale)
-        return float(np.clip(out / _BOOST if tiny else out, lo, hi))
+        # the exact sampler reads widths as rationals, so subnormal widths need no rescaling
+        return float(np.clip(sample_step_function(left, right, levels, scale), lo, hi))
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not hi > lo:
