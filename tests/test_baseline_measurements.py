@@ -113,3 +113,23 @@ def test_unbounded_or_huge_integer_domains_are_refused():
         dp.m.make_gaussian(dp.atom_domain(T=int, bounds=(0, 2 ** 60)), dp.absolute_distance(T=int), scale=1.0)
     m = dp.m.make_laplace(dp.atom_domain(T=int, bounds=(0, 100)), dp.absolute_distance(T=int), scale=1.0)
     assert m.map(1) == 1.0
+
+
+@pytest.mark.parametrize("make,noise", [(laplace, "laplace"), (gaussian, "gaussian")])
+def test_release_is_the_exact_sampler_rounded_once(make, noise):
+    # the mechanism's function is exactly round(x + scale Z) from the exact sampler
+    from opendp_duff.samplers.exact_noise import exact_rounded_release
+    m = make(2.0)
+    for seed in range(5):
+        with seeded_rng_for_tests(seed):
+            a = m.function(0.25)
+        with seeded_rng_for_tests(seed):
+            b = exact_rounded_release(0.25, 2.0, noise)
+        assert a == b
+
+
+def test_tiny_scale_release_rounds_to_the_input():
+    # with scale 1e-300 the exact real release is within 1e-290 of x, so it rounds to x:
+    # the float grid of the release does not depend on x beyond rounding
+    with seeded_rng_for_tests(6):
+        assert all(laplace(1e-300)(0.1) == 0.1 for _ in range(20))

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import _validate as v
+from ..samplers.exact_noise import exact_rounded_release
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
 
@@ -39,6 +40,20 @@ def add_noise(x, noise, is_vector, scale=None):
     if is_vector:
         return np.asarray(x, dtype=np.float64).reshape(-1) + noise
     return float(x) + float(noise)
+
+
+def exact_release(x, scale, noise, is_vector, float_noise):
+    """Each coordinate released as round(x_i + scale Z_i): Z_i exactly of law ``noise``
+    ("laplace" or "gaussian"), rounded once to the nearest float
+    (:func:`opendp_duff.samplers.exact_noise.exact_rounded_release`), so the set of possible
+    releases does not leak x through float porosity.  An infinite coordinate is released
+    as is (x + Z = x); an infinite scale releases noise alone (``float_noise(size)``, +-MAX),
+    which does not depend on x."""
+    if scale == np.inf:
+        return add_noise(x, scale * float_noise(noise_size(x, is_vector)), is_vector, scale)
+    values = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else (float(x),)
+    out = [exact_rounded_release(c, scale, noise) if np.isfinite(c) else c for c in values]
+    return np.array(out, dtype=np.float64) if is_vector else out[0]
 
 
 def noise_size(x, is_vector):

@@ -9,7 +9,7 @@ from ..distributions import Gaussian
 from ..measures import ZeroConcentratedDivergence
 from ..metrics import AbsoluteDistance, L2Distance
 from ..samplers import standard_normal
-from ._common import add_noise, float_space, noise_size
+from ._common import exact_release, float_space
 
 
 def make_gaussian(input_domain, input_metric, scale):
@@ -19,6 +19,10 @@ def make_gaussian(input_domain, input_metric, scale):
     absolute (or L2) distance give ``map(d_in) = (d_in / scale)^2 / 2``,
     rounded up; ``map(0) = 0``, scale 0 gives inf, scale inf gives 0.
     Bun & Steinke (2016), Proposition 1.6; file 004 §2.
+
+    Floating point: each coordinate is released as the nearest float to the exact
+    real x + scale Z (Z drawn exactly from lazily refined random bits), so the set of
+    possible releases does not depend on x.  Never NaN; saturates at +-MAX.
 
     >>> import opendp_duff as dp
     >>> m = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
@@ -35,7 +39,7 @@ def make_gaussian(input_domain, input_metric, scale):
         return ar.INF if ratio == ar.INF else ar.up(ar.Q(ratio) ** 2 / 2)
 
     def function(x):
-        return add_noise(x, scale * standard_normal(noise_size(x, is_vector)), is_vector, scale)
+        return exact_release(x, scale, "gaussian", is_vector, standard_normal)
 
     return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map,
                        output_law=_law(is_vector, scale))

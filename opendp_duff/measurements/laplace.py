@@ -9,7 +9,7 @@ from ..distributions import Laplace
 from ..measures import MaxDivergence
 from ..metrics import AbsoluteDistance, L1Distance
 from ..samplers import standard_laplace
-from ._common import add_noise, float_space, noise_size
+from ._common import exact_release, float_space
 
 
 def make_laplace(input_domain, input_metric, scale):
@@ -20,8 +20,10 @@ def make_laplace(input_domain, input_metric, scale):
     ``map(0) = 0``, scale 0 gives inf, scale inf gives 0.  Dwork, McSherry,
     Nissim & Smith (2006); see also file 001 of the papers.
 
-    Float path: the noise is the inverse CDF of a 52-bit uniform; it is
-    clipped to the finite floats so that no release is NaN.
+    Floating point: each coordinate is released as the nearest float to the exact
+    real x + scale Z (Z drawn exactly from lazily refined random bits), so the set of
+    possible releases does not depend on x (Mironov 2012).  Never NaN; saturates at
+    +-MAX.  scale = inf releases +-MAX, independent of x.
 
     >>> import opendp_duff as dp
     >>> m = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
@@ -35,7 +37,7 @@ def make_laplace(input_domain, input_metric, scale):
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
 
     def function(x):
-        return add_noise(x, scale * standard_laplace(noise_size(x, is_vector)), is_vector, scale)
+        return exact_release(x, scale, "laplace", is_vector, standard_laplace)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function,
                        lambda d_in: ar.div_up(d_in, scale), output_law=_law(is_vector, scale))
