@@ -18,7 +18,9 @@ from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
 from .metrics import (absolute_distance, change_one_distance, inf_difference_distance,
                       l1_distance, l2_distance, linf_distance, symmetric_distance)
 
+from .duff_utility import StepFunction, duff_utility
+from .smooth_sensitivity import (smooth_sensitivity_median, smooth_sensitivity_quantile,
+                                 smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
+from . import audit  # noqa: E402  (imports dp.m, so it comes last)
+
 __version__ = "0.1.0"
-from .smooth_sensitivity import smooth_sensitivity_median, smooth_sensitivity_trimmed_mean, smooth_sensitivity_quantile, smooth_sensitivity_rounding_slack  # noqa: E402,F401
-from .duff_utility import duff_utility, StepFunction  # noqa: E402,F401
-from . import audit  # noqa: E402,F401
