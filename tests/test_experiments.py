@@ -135,7 +135,8 @@ def test_baseline_parameters_match_make_smooth_median_baseline(eps):
     assert B.smoothsens_eps_delta(n, bounds, eps, delta)["t"] == dp.m.choose_smoothing(
         "laplace", n, bounds, epsilon=eps, delta=delta)
     assert B.laplaceln(n, bounds, eps, delta, reference=x)["t"] == dp.m.choose_smoothing(
-        "lln", n, bounds, rho=B.sm.lemma9_rho(eps, delta), reference=x)
+        "lln", n, bounds, rho=dp.m.smooth_median_baseline_parameters(
+            "LAPLACELN", eps, delta, size=n, bounds=bounds)["rho"], reference=x)
 
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 2.0])

@@ -1,11 +1,13 @@
 """Parameters of the Duff paper's median baselines (file 000, §6), as dicts for
-``make_smooth_median(**params)``.
+``make_smooth_median(**params)`` / ``smooth_release_sample(x, bounds=..., size=..., **params)``.
 
-This mirrors :func:`opendp_duff.measurements.smooth_sensitivity.make_smooth_median_baseline`
-(which returns a measurement, not its parameters): SMOOTHSENS_eps is Cauchy noise with
-t = eps/6; SMOOTHSENS_eps,delta is Laplace noise (file 004 Theorem 34); LAPLACELN is LLN at
-the rho that file 004's Lemma 9 turns into (eps, delta).  ``tests/test_experiments.py``
-checks that a measurement built from these parameters has the baseline's privacy map.
+The three baselines come from the library's public
+:func:`opendp_duff.measurements.smooth_sensitivity.smooth_median_baseline_parameters`, the
+same function :func:`make_smooth_median_baseline` builds its measurement from (one place):
+SMOOTHSENS_eps is Cauchy noise with t = eps/6; SMOOTHSENS_eps,delta is Laplace noise (file 004
+Theorem 34); LAPLACELN is LLN at the rho that file 004's Lemma 9 turns into (eps, delta).
+``tests/test_experiments.py`` checks that a measurement built from these parameters has the
+baseline's privacy map.
 
 ``reference`` selects how t is chosen: ``None`` is the library's data-independent default
 (:func:`choose_smoothing` on evenly spaced points of the bounds); passing the private data
@@ -13,28 +15,33 @@ itself reproduces the papers' tuning, which is NOT differentially private.
 """
 import math
 
-from ..measurements import _smooth_maps as sm
-from ..measurements.smooth_sensitivity import choose_smoothing, smooth_parameters
+from ..measurements.smooth_sensitivity import (choose_smoothing, smooth_median_baseline_parameters,
+                                               smooth_parameters)
 
 __all__ = ["smoothsens_eps", "smoothsens_eps_delta", "laplaceln", "nrs_laplace"]
 
 
 def smoothsens_eps(n, epsilon):
-    """SMOOTHSENS_eps: Duff Proposition 3 with gamma = 2 (Cauchy), alpha = beta = eps/6."""
-    return smooth_parameters("polynomial_tail", size=n, epsilon=epsilon, t=epsilon / 6, gamma=2.0)
+    """SMOOTHSENS_eps: Duff Proposition 3 with gamma = 2 (Cauchy), alpha = beta = eps/6.
+    (No bounds enter its parameters; (0, 1) only satisfies the function's signature.)"""
+    return smooth_median_baseline_parameters("SMOOTHSENS_eps", epsilon, size=n, bounds=(0.0, 1.0))
 
 
 def smoothsens_eps_delta(n, bounds, epsilon, delta, reference=None):
     """SMOOTHSENS_eps,delta: Laplace noise, t minimising S^t/s on ``reference``."""
-    t = choose_smoothing("laplace", n, bounds, epsilon=epsilon, delta=delta, reference=reference)
-    return smooth_parameters("laplace", size=n, epsilon=epsilon, delta=delta, t=t)
+    return smooth_median_baseline_parameters("SMOOTHSENS_eps_delta", epsilon, delta, size=n, bounds=bounds,
+                                             reference=reference)
 
 
 def laplaceln(n, bounds, epsilon, delta, reference=None, rho=None):
     """LAPLACELN: LLN at rho (default: Lemma 9's rho for (eps, delta)), t and sigma tuned on
-    ``reference``."""
-    rho = sm.lemma9_rho(epsilon, delta) if rho is None else rho
-    t = choose_smoothing("lln", n, bounds, rho=rho, reference=reference)
+    ``reference``.  Returns make_smooth_median's keyword arguments (without ``rho``)."""
+    if rho is None:
+        p = smooth_median_baseline_parameters("LAPLACELN", epsilon, delta, size=n, bounds=bounds,
+                                              reference=reference)
+        del p["rho"]
+        return p
+    t = choose_smoothing("lln", n, bounds, rho=rho, reference=reference)  # a non-baseline rho
     return smooth_parameters("lln", size=n, rho=rho, t=t)
 
 

@@ -55,18 +55,20 @@ from .. import smooth_sensitivity as _ss
 from ..audit import location_scale_law
 from ..combinators.measure_cast import make_fix_delta, make_zCDP_to_approxDP
 from ..core import Measurement, make_chain_mt, then
-from ..errors import MakeError
+from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import ChangeOneDistance, SymmetricDistance
 from ..transformations.metric_convert import make_symmetric_to_change_one
 from ..transformations._common import as_array, dataset_space
 from . import _smooth_maps as sm
+from ..samplers import check_entropy
 from ..samplers.exact_noise import exact_mean, exact_rounded_release
 
 __all__ = [
     "make_smooth_median", "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
     "make_smooth_median_baseline", "then_smooth_median_baseline",
     "smooth_parameters", "choose_smoothing", "smooth_variance_lower_bound",
+    "smooth_release_sample", "smooth_median_baseline_parameters",
 ]
 
 _SHAPE_NAME = {"lln": "sigma", "uln": "sigma", "arsinh_normal": "sigma", "student_t": "d",
@@ -148,6 +150,50 @@ def _space(input_domain, input_metric):
     return (float(elem.bounds[0]), float(elem.bounds[1])), input_domain.size
 
 
+def _statistic_parts(statistic, n, m, bounds):
+    """``(stat, exact_stat, smooth)`` for the median (m ignored) or the m-trimmed mean of sorted
+    arrays of size n in ``bounds``: ``stat`` the float statistic (for output_law), ``exact_stat``
+    the statistic as the release reads it (a float or an exact ratio), ``smooth(arr, t)`` S^t."""
+    if statistic == "median":
+        mid = (n + 1) // 2 - 1  # 0-based index of x_(ceil(n/2))
+
+        def stat(arr):
+            return float(arr[mid])
+
+        def smooth(arr, t_):
+            return _ss.smooth_sensitivity_median(arr, t_, bounds)
+
+        return stat, stat, smooth
+
+    def exact_stat(arr):  # the exact rational trimmed mean (N, D), used by the release
+        return exact_mean(arr[m:n - m])
+
+    def stat(arr):        # its nearest float (int / int is correctly rounded), for output_law
+        num, den = exact_stat(arr)
+        return num / den
+
+    def smooth(arr, t_):
+        return _ss.smooth_sensitivity_trimmed_mean(arr, m, t_, bounds)
+
+    return stat, exact_stat, smooth
+
+
+def _release_draws(center, smooth_value, s, noise, law_shape, size):
+    """THE release sampler of the smooth-sensitivity measurements: round(center + smooth_value/s * Z)
+    for the exact real Z (one float if ``size`` is None, else an array of ``size`` independent
+    releases).  The measurements' functions call it with size=None, :func:`smooth_release_sample`
+    with a size: one implementation, two entry points."""
+    scale = (float(smooth_value), s)
+    if size is None:
+        return exact_rounded_release(center, scale, noise, law_shape)
+    return np.array([exact_rounded_release(center, scale, noise, law_shape) for _ in range(size)],
+                    dtype=np.float64)
+
+
+def _law_shape(noise, shape):
+    return None if noise == "laplace" else shape  # Laplace noise is standard; its shape is delta
+
+
 def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_stat=None):
     """The shared measurement: release round(stat(x) + smooth(x, t)/s * Z), Z exact and real,
     round the nearest float (saturated); ``exact_stat`` (default ``stat``) gives the statistic
@@ -159,13 +205,13 @@ def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_s
     draw = _sampler(noise, shape)
 
     center = stat if exact_stat is None else exact_stat
-    law_shape = None if noise == "laplace" else shape  # Laplace noise is standard; its shape is delta
+    law_shape = _law_shape(noise, shape)
 
     def function(x):
         # the nearest float to the exact real f(x) + (g(x) / s) Z: never NaN or inf, and
         # post-processing of the idealised release (proof, section "Floating point")
         arr = as_array(x)
-        return exact_rounded_release(center(arr), (float(smooth(arr, t)), s), noise, law_shape)
+        return _release_draws(center(arr), smooth(arr, t), s, noise, law_shape, None)
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         arr = as_array(x)
@@ -224,14 +270,7 @@ def make_smooth_median(input_domain, input_metric, t, s, noise, *, sigma=None, d
     """
     bounds, n = _space(input_domain, input_metric)
     t, s, shape = _common_params(t, s, noise, sigma, d, gamma, delta)
-    mid = (n + 1) // 2 - 1  # 0-based index of x_(ceil(n/2))
-
-    def stat(arr):
-        return float(arr[mid])
-
-    def smooth(arr, t_):
-        return _ss.smooth_sensitivity_median(arr, t_, bounds)
-
+    stat, _, smooth = _statistic_parts("median", n, 0, bounds)
     return _build(input_domain, input_metric, stat, smooth, t, s, noise, shape)
 
 
@@ -257,22 +296,63 @@ def make_smooth_trimmed_mean(input_domain, input_metric, m, t, s, noise, *, sigm
     if not 2 * m < n:
         raise MakeError(f"m ({m!r}) must be less than n/2 (n = {n})")
     t, s, shape = _common_params(t, s, noise, sigma, d, gamma, delta)
-
-    def exact_stat(arr):  # the exact rational trimmed mean (N, D), used by the release
-        return exact_mean(arr[m:n - m])
-
-    def stat(arr):        # its nearest float (int / int is correctly rounded), for output_law
-        num, den = exact_stat(arr)
-        return num / den
-
-    def smooth(arr, t_):
-        return _ss.smooth_sensitivity_trimmed_mean(arr, m, t_, bounds)
-
+    stat, exact_stat, smooth = _statistic_parts("trimmed_mean", n, m, bounds)
     return _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_stat)
 
 
 then_smooth_median = then(make_smooth_median)
 then_smooth_trimmed_mean = then(make_smooth_trimmed_mean)
+
+
+def smooth_release_sample(x_sorted, *, bounds, t, s, noise, size, statistic="median", m=0, sigma=None,
+                          d=None, gamma=None, delta=None):
+    """``size`` independent releases of :func:`make_smooth_median` (``statistic="median"``) or
+    :func:`make_smooth_trimmed_mean` (``statistic="trimmed_mean"``, with ``m``) on one dataset,
+    with the statistic and S^t(x) computed once.
+
+    Each value has exactly the law of one release of the measurement built with the same
+    ``bounds``, ``t``, ``s``, ``noise`` and shape on ``x_sorted``: both call the same internal
+    sampler (round(T(x) + S^t(x)/s * Z) with Z exact, module docstring "Floating point").  This is
+    NOT a new mechanism: **k draws are k separate releases and cost k times the privacy of one**
+    (k-fold composition; the privacy map of the measurement is for ONE release).  It exists for
+    experiments that need many releases of the same data.
+
+    ``x_sorted``: a non-empty 1-D array of finite numbers, sorted ascending, inside ``bounds`` (a
+    member of the measurement's input domain; chain ``make_clamp`` and ``make_sort`` or do the
+    same yourself).  Parameters are validated as the constructors do; ``size`` >= 1 is an integer.
+
+    >>> import opendp_duff as dp
+    >>> p = dp.m.smooth_parameters("student_t", size=11, epsilon=1.0, t=0.1)
+    >>> r = dp.m.smooth_release_sample([0.1 * i for i in range(11)], bounds=(0.0, 1.0), size=5, **p)
+    >>> r.shape
+    (5,)
+    >>> space = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), size=11), dp.change_one_distance()
+    >>> round((space >> dp.t.then_sort() >> dp.m.then_smooth_median(**p)).map(1), 6)  # per release
+    1.0
+    """
+    bounds = v.bounds("bounds", bounds)
+    if not math.isfinite(bounds[1] - bounds[0]):
+        raise MakeError(f"bounds ({bounds!r}) must have finite width b - a")
+    t, s, shape = _common_params(t, s, noise, sigma, d, gamma, delta)
+    size = v.number("size", size, integer=True, positive=True)
+    statistic = v.choice("statistic", statistic, ("median", "trimmed_mean"))
+    m = v.number("m", m, integer=True, nonneg=True)
+    try:
+        arr = np.asarray(x_sorted, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise MakeTypeError("x_sorted must be a 1-D array of numbers") from None
+    if arr.ndim != 1 or arr.size < 1:
+        raise MakeError(f"x_sorted must be a non-empty 1-D array (got shape {arr.shape})")
+    if not (np.all(np.isfinite(arr)) and np.all(arr >= bounds[0]) and np.all(arr <= bounds[1])):
+        raise MakeError("x_sorted must hold finite values inside bounds")  # no data in messages
+    if not np.all(arr[1:] >= arr[:-1]):
+        raise MakeError("x_sorted must be sorted ascending")
+    n = int(arr.size)
+    if statistic == "trimmed_mean" and not 2 * m < n:
+        raise MakeError(f"m ({m!r}) must be less than n/2 (n = {n})")
+    check_entropy()  # as Measurement.__call__: a broken random source fails before the data is read
+    _, exact_stat, smooth = _statistic_parts(statistic, n, m, bounds)
+    return _release_draws(exact_stat(arr), smooth(arr, t), s, noise, _law_shape(noise, shape), size)
 
 
 # ---- parameters -------------------------------------------------------------------
@@ -358,9 +438,28 @@ def choose_smoothing(noise, size, bounds, *, epsilon=None, rho=None, delta=None,
     The papers tune t on the private data itself (file 004 §7; Duff paper §6); that makes t a
     function of the data outside any privacy proof, so we don't.
 
+    **When the default is poor.**  The default reference is only a good stand-in when the data
+    spread over much of [a, b].  With loose bounds around concentrated data (say bounds
+    [-50, 1050] for data near N(0, 1)) the evenly spaced points have gaps ~ (b - a)/n, far wider
+    than the data's, so the t that suits them can give the real data a much larger noise
+    S^t/s (about 8 times larger in the example below).  Then pass ``reference=``: a PUBLIC
+    sample (or synthetic data from a public model) that resembles the data.  Never pass the
+    private data itself: that is the papers' non-private tuning.
+
+    >>> import numpy as np
     >>> import opendp_duff as dp
     >>> t = dp.m.choose_smoothing("lln", 101, (0.0, 1.0), epsilon=1.0)
     >>> 0 < t < 1
+    True
+    >>> n, bounds, budget = 201, (-50.0, 1050.0), dict(epsilon=1.0, delta=1e-3)  # loose bounds
+    >>> public = np.random.default_rng(0).standard_normal(n)   # public data resembling the private
+    >>> t_default = dp.m.choose_smoothing("laplace", n, bounds, **budget)
+    >>> t_public = dp.m.choose_smoothing("laplace", n, bounds, reference=public, **budget)
+    >>> x = np.sort(np.random.default_rng(7).standard_normal(n))   # stands in for private N(0, 1) data
+    >>> def noise_scale(t):  # S^t(x) / s: the scale of the noise the release would add
+    ...     p = dp.m.smooth_parameters("laplace", size=n, t=t, **budget)
+    ...     return dp.smooth_sensitivity_median(x, t, bounds) / p["s"]
+    >>> bool(noise_scale(t_public) < noise_scale(t_default) / 5)
     True
     """
     noise = v.choice("noise", noise, sm.NOISES)
@@ -421,6 +520,51 @@ _BASELINES = {"smoothsens_eps": "SMOOTHSENS_eps", "smoothsens_eps_delta": "SMOOT
               "laplaceln": "LAPLACELN"}
 
 
+def smooth_median_baseline_parameters(name, epsilon, delta=None, *, size, bounds, t=None, reference=None):
+    """The parameters :func:`make_smooth_median_baseline` uses for baseline ``name`` at public size n =
+    ``size`` and ``bounds``: a dict with ``t``, ``s``, ``noise`` and the shape (``gamma``, ``delta`` or
+    ``sigma``), and for ``"LAPLACELN"`` also ``rho`` (the zCDP level, file 004 Lemma 9).
+
+    Everything but ``rho`` is keyword arguments for :func:`make_smooth_median` /
+    :func:`smooth_release_sample`; LAPLACELN's measurement is that one converted from rho-zCDP to
+    (eps, delta) (see :func:`make_smooth_median_baseline`).  t is chosen on ``reference`` (default:
+    evenly spaced points on the bounds, see :func:`choose_smoothing`), never on the private data.
+
+    >>> import opendp_duff as dp
+    >>> p = dp.m.smooth_median_baseline_parameters("SMOOTHSENS_eps", 1.0, size=101, bounds=(0.0, 1.0))
+    >>> p["noise"], p["gamma"], p["t"] == 1.0 / 6
+    ('polynomial_tail', 2.0, True)
+    >>> sorted(dp.m.smooth_median_baseline_parameters("LAPLACELN", 1.0, 0.01, size=101, bounds=(0.0, 1.0)))
+    ['noise', 'rho', 's', 'sigma', 't']
+    """
+    if not isinstance(name, str) or name.lower() not in _BASELINES:
+        raise MakeError(f"name ({name!r}) must be one of {sorted(_BASELINES.values())}")
+    key = name.lower()
+    n = v.number("size", size, integer=True, positive=True)
+    bounds = v.bounds("bounds", bounds)
+    if not math.isfinite(bounds[1] - bounds[0]):
+        raise MakeError(f"bounds ({bounds!r}) must have finite width b - a")
+    epsilon = v.number("epsilon", epsilon, positive=True)
+    if key == "smoothsens_eps":
+        if delta is not None or t is not None:
+            raise MakeError("SMOOTHSENS_eps takes neither delta nor t (it uses alpha = beta = eps/6)")
+        return smooth_parameters("polynomial_tail", size=n, epsilon=epsilon, t=epsilon / 6, gamma=2.0)
+    if delta is None:
+        raise MakeError(f"delta is required for baseline {_BASELINES[key]}")
+    if key == "smoothsens_eps_delta":
+        delta = _noise_shape("laplace", None, None, None, delta)
+        if t is None:
+            t = choose_smoothing("laplace", n, bounds, epsilon=epsilon, delta=delta, reference=reference)
+        return smooth_parameters("laplace", size=n, epsilon=epsilon, delta=delta, t=t)
+    delta = v.probability("delta", delta)
+    rho = sm.lemma9_rho(epsilon, delta)
+    if t is None:
+        t = choose_smoothing("lln", n, bounds, rho=rho, reference=reference)
+    p = smooth_parameters("lln", size=n, rho=rho, t=t)
+    p["rho"] = rho
+    return p
+
+
 def make_smooth_median_baseline(input_domain, input_metric, name, epsilon, delta=None, *, t=None,
                                 reference=None):
     """One of the Duff paper's median baselines (file 000, §6), built from a budget.
@@ -435,6 +579,7 @@ def make_smooth_median_baseline(input_domain, input_metric, name, epsilon, delta
       ``make_zCDP_to_approxDP`` and ``make_fix_delta``, so map(d_in) = (eps' <= eps, delta).
 
     Names are case-insensitive.  ``t`` overrides the smoothing for the two tuned baselines.
+    The parameters are those of :func:`smooth_median_baseline_parameters` (one place).
 
     >>> import opendp_duff as dp
     >>> space = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), size=101), dp.change_one_distance()
@@ -444,29 +589,13 @@ def make_smooth_median_baseline(input_domain, input_metric, name, epsilon, delta
     """
     if not isinstance(name, str) or name.lower() not in _BASELINES:
         raise MakeError(f"name ({name!r}) must be one of {sorted(_BASELINES.values())}")
-    key = name.lower()
     bounds, n = _space(input_domain, input_metric)
-    epsilon = v.number("epsilon", epsilon, positive=True)
-    if key == "smoothsens_eps":
-        if delta is not None or t is not None:
-            raise MakeError("SMOOTHSENS_eps takes neither delta nor t (it uses alpha = beta = eps/6)")
-        p = smooth_parameters("polynomial_tail", size=n, epsilon=epsilon, t=epsilon / 6, gamma=2.0)
+    p = smooth_median_baseline_parameters(name, epsilon, delta, size=n, bounds=bounds, t=t, reference=reference)
+    if "rho" not in p:
         return make_smooth_median(input_domain, input_metric, **p)
-    if delta is None:
-        raise MakeError(f"delta is required for baseline {_BASELINES[key]}")
-    if key == "smoothsens_eps_delta":
-        delta = _noise_shape("laplace", None, None, None, delta)
-        if t is None:
-            t = choose_smoothing("laplace", n, bounds, epsilon=epsilon, delta=delta, reference=reference)
-        p = smooth_parameters("laplace", size=n, epsilon=epsilon, delta=delta, t=t)
-        return make_smooth_median(input_domain, input_metric, **p)
-    delta = v.probability("delta", delta)
-    rho = sm.lemma9_rho(epsilon, delta)
-    if t is None:
-        t = choose_smoothing("lln", n, bounds, rho=rho, reference=reference)
-    p = smooth_parameters("lln", size=n, rho=rho, t=t)
+    del p["rho"]
     inner = make_smooth_median(input_domain, input_metric, **p)
-    return make_fix_delta(make_zCDP_to_approxDP(inner), delta)
+    return make_fix_delta(make_zCDP_to_approxDP(inner), v.probability("delta", delta))
 
 
 then_smooth_median_baseline = then(make_smooth_median_baseline)
