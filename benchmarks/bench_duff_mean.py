@@ -9,7 +9,6 @@ n = 1e6 against the 1 s target.  n = 1e7 runs unless ``--quick``.
     python benchmarks/bench_duff_mean.py [--quick]
 """
 import sys
-import time
 
 import numpy as np
 

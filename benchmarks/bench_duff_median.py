@@ -19,7 +19,6 @@ Data generation uses numpy's generator (public benchmark data); releases use the
 library's secure default randomness.
 """
 import argparse
-import time
 
 import numpy as np
 

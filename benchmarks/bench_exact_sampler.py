@@ -10,7 +10,6 @@ interval, contenders only) and the decimal levels (more random bits).  Also time
 ``exact_uniform_float`` against ``uniform_open``.
 """
 import argparse
-import time
 
 import numpy as np
 

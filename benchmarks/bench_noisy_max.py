@@ -8,7 +8,6 @@
   non-private mode): counting is a sort-free searchsorted + bincount.
 """
 import argparse
-import time
 
 import numpy as np
 

@@ -1,5 +1,4 @@
 """Measures: how privacy loss is counted, and how two losses compare and add up."""
-import math
 
 import attrs
 

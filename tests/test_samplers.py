@@ -1,5 +1,4 @@
 """The samplers module: the uniform grid, and the Laplace, Gaussian and Gumbel-max samplers."""
-import math
 
 import numpy as np
 import pytest

@@ -30,18 +30,6 @@ def float_space(input_domain, input_metric, atom_metric, vector_metric):
     return isinstance(input_domain, VectorDomain)
 
 
-def add_noise(x, noise, is_vector, scale=None):
-    """x + noise without NaN: the noise is clipped to the finite floats first, so an
-    infinite input stays infinite and an overflowing sum becomes +-inf, never NaN.
-    With an infinite scale the release is the noise alone: it must not depend on x."""
-    noise = np.clip(noise, -MAX, MAX)
-    if scale == np.inf:
-        return noise if is_vector else float(noise)
-    if is_vector:
-        return np.asarray(x, dtype=np.float64).reshape(-1) + noise
-    return float(x) + float(noise)
-
-
 def exact_release(x, scale, noise, is_vector, float_noise):
     """Each coordinate released as round(x_i + scale Z_i): Z_i exactly of law ``noise``
     ("laplace" or "gaussian"), rounded once to the nearest float
@@ -49,8 +37,9 @@ def exact_release(x, scale, noise, is_vector, float_noise):
     releases does not leak x through float porosity.  An infinite coordinate is released
     as is (x + Z = x); an infinite scale releases noise alone (``float_noise(size)``, +-MAX),
     which does not depend on x."""
-    if scale == np.inf:
-        return add_noise(x, scale * float_noise(noise_size(x, is_vector)), is_vector, scale)
+    if scale == np.inf:  # the noise alone: a random sign, magnitude saturated at MAX
+        noise = np.copysign(MAX, float_noise(noise_size(x, is_vector)))
+        return noise if is_vector else float(noise)
     values = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else (float(x),)
     out = [exact_rounded_release(c, scale, noise) if np.isfinite(c) else c for c in values]
     return np.array(out, dtype=np.float64) if is_vector else out[0]

@@ -1,4 +1,4 @@
-"""Samplers for piecewise-constant densities (Duff §5), and the float race helpers.
+"""Samplers for piecewise-constant densities (Duff §5).
 
 A *step density* on disjoint intervals ``[left_i, right_i]`` is
 
@@ -16,25 +16,17 @@ its bound could win; then an exact uniform point of the interval, rounded to the
 nearest float.  The release is the idealised law rounded to the nearest float
 (``proofs/samplers/exact.tex``).
 
-The float helpers below (:func:`race`, :class:`LazyBlock`, :func:`sample_index`,
-:func:`uniform_in`, log-space masses) are the float path: Gumbel-max over blocks in
-double precision (max and argmax of independent Gumbels are independent; the max of
-a block is Gumbel at its log-sum-exp).  They are kept for callers that want the fast
-approximate sampler; no measurement releases through them.  Their randomness comes
-from :func:`opendp_duff.samplers.standard_gumbel` and
-:func:`opendp_duff.samplers.uniform_open`.
+:func:`log_widths` and :func:`relative_levels` are the log-space helpers that the
+audit tool uses to describe the same law.
 """
 import math
 
 import numpy as np
 
-from . import standard_gumbel, uniform_open
 from .exact import LazyGroup, exact_gumbel_race, exact_race_with_lazy_blocks, exact_uniform_float
 
-__all__ = ["sample_step_function", "log_widths", "relative_levels", "relative_log_masses", "race",
-           "LazyBlock", "uniform_in", "sample_index"]
+__all__ = ["sample_step_function", "log_widths", "relative_levels"]
 
-_DIRECT = 4096  # below this many candidates, race them directly
 _LOG2 = math.log(2.0)
 
 
@@ -63,106 +55,6 @@ def relative_levels(levels, top, scale):
         return np.zeros_like(gap)
     with np.errstate(over="ignore", under="ignore"):
         return np.minimum(gap / scale, 0.0)
-
-
-def relative_log_masses(logw, levels, scale):
-    """log(width) + (level - top) / scale, where top is the highest level among
-    positive-width intervals (-inf for zero-width ones)."""
-    logw = np.asarray(logw, dtype=np.float64)
-    levels = np.asarray(levels, dtype=np.float64)
-    alive = logw > -np.inf
-    if not alive.any():
-        return np.full(logw.shape, -np.inf)
-    out = logw + relative_levels(levels, np.max(levels[alive]), scale)
-    out[~alive] = -np.inf
-    return out
-
-
-def _logsumexp(w):
-    w = np.asarray(w, dtype=np.float64)
-    if w.size == 0:
-        return -np.inf
-    m = np.max(w)
-    if m == -np.inf:
-        return -np.inf
-    return float(m + np.log(np.sum(np.exp(w - m))))
-
-
-def sample_index(log_masses):
-    """Index i with probability ∝ exp(log_masses[i]) (entries -inf never win).
-
-    Up to ``_DIRECT`` candidates: one Gumbel each.  Above: a two-level race over
-    ~sqrt(N) chunks (one Gumbel per chunk at the chunk's logsumexp), then a race
-    inside the winning chunk — about 2 sqrt(N) draws instead of N.
-    Requires at least one finite entry.
-    """
-    w = np.asarray(log_masses, dtype=np.float64)
-    finite = np.flatnonzero(w > -np.inf)
-    if finite.size <= _DIRECT:
-        scores = w[finite] + standard_gumbel(finite.size)
-        return int(finite[np.argmax(scores)])
-    n = w.size
-    b = int(math.isqrt(n - 1)) + 1
-    starts = np.arange(0, n, b)
-    cmax = np.maximum.reduceat(w, starts)
-    base = np.repeat(np.where(cmax > -np.inf, cmax, 0.0), np.diff(np.append(starts, n)))
-    with np.errstate(under="ignore"):
-        sums = np.add.reduceat(np.exp(w - base), starts)
-    with np.errstate(divide="ignore"):
-        chunk = np.where(cmax > -np.inf, cmax + np.log(sums), -np.inf)
-    c = sample_index(chunk)
-    lo = starts[c]
-    return lo + sample_index(w[lo:lo + b])
-
-
-class LazyBlock:
-    """A block of candidates for :func:`race`: an upper bound on its log-mass, known
-    cheaply, and a function computing the exact log-mass when needed."""
-
-    __slots__ = ("upper", "exact")
-
-    def __init__(self, upper, exact):
-        self.upper = float(upper)
-        self.exact = exact  # callable() -> float
-
-
-def race(log_masses, blocks=()):
-    """Race explicit candidates against lazy blocks.
-
-    Returns ``("item", i)`` or ``("block", j)``, with probability proportional to
-    exp(log_masses[i]) or to exp(exact log-mass of block j).  Each block gets one
-    Gumbel g_j; its score upper + g_j bounds its true score exact + g_j, so the exact
-    mass is computed only when that bound beats the current leader.
-    """
-    w = np.asarray(log_masses, dtype=np.float64)
-    best, winner = -np.inf, None
-    if w.size:
-        finite = np.flatnonzero(w > -np.inf)
-        if finite.size:
-            scores = w[finite] + standard_gumbel(finite.size)
-            k = int(np.argmax(scores))
-            best, winner = float(scores[k]), ("item", int(finite[k]))
-    for j, blk in enumerate(blocks):
-        if blk.upper == -np.inf:
-            continue
-        g = float(standard_gumbel())
-        if blk.upper + g <= best:  # its true score is no larger: cannot win
-            continue
-        exact = float(blk.exact())
-        if exact > -np.inf and exact + g > best:
-            best, winner = exact + g, ("block", j)
-    return winner
-
-
-def uniform_in(lo, hi):
-    """A uniform point of [lo, hi], clipped into it (never NaN for finite lo <= hi)."""
-    lo, hi = float(lo), float(hi)
-    if not lo < hi:
-        return lo
-    u = uniform_open()
-    width = hi - lo
-    x = lo + u * width if math.isfinite(width) else lo * (1.0 - u) + hi * u
-    return min(max(x, lo), hi)
 
 
 def _validate(left, right, levels, scale):
