@@ -1,4 +1,6 @@
 """Transformations, measurements, partial constructors, and chaining with ``>>``."""
+import inspect
+
 import attrs
 
 from .samplers import check_entropy
@@ -134,13 +136,26 @@ def make_chain_pm(post, m0):
 
 
 def then(make):
-    """Build ``then_x`` from ``make_x``: the same constructor, waiting for its input space."""
+    """Build ``then_x`` from ``make_x``: the same constructor, waiting for its input space.
+
+    ``then_x`` has the signature of ``make_x`` without ``input_domain`` and ``input_metric``;
+    its arguments are bound when it is called, so a misspelt or missing argument raises
+    TypeError at once, and ``help(then_x)`` shows the documentation of ``make_x``.
+    """
+    signature = inspect.signature(make)
+    rest = list(signature.parameters.values())[2:]   # drop input_domain, input_metric
+    then_signature = signature.replace(parameters=rest, return_annotation="PartialConstructor")
+    name = make.__name__.replace("make_", "then_", 1)
 
     def then_x(*args, **kwargs):
-        return PartialConstructor(lambda d, m: make(d, m, *args, **kwargs), make.__name__)
+        bound = then_signature.bind(*args, **kwargs)
+        shown = ", ".join(f"{k}={v!r}" for k, v in bound.arguments.items())
+        return PartialConstructor(lambda d, m: make(d, m, *bound.args, **bound.kwargs), f"{name}({shown})")
 
-    then_x.__name__ = make.__name__.replace("make_", "then_", 1)
-    then_x.__qualname__ = then_x.__name__
+    then_x.__name__ = then_x.__qualname__ = name
+    then_x.__module__ = make.__module__
+    then_x.__signature__ = then_signature
     then_x.__doc__ = (f"Partial form of :func:`{make.__name__}`: "
-                      f"``(input_domain, input_metric) >> {then_x.__name__}(...)``.")
+                      f"``(input_domain, input_metric) >> {name}(...)``.\n\n"
+                      + inspect.cleandoc(make.__doc__ or ""))
     return then_x

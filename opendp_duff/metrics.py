@@ -5,6 +5,7 @@ from . import _validate as v
 from .errors import MapError
 
 __all__ = [
+    "Metric",
     "SymmetricDistance", "ChangeOneDistance", "AbsoluteDistance", "InfDifferenceDistance",
     "LInfDistance", "L1Distance", "L2Distance",
     "symmetric_distance", "change_one_distance", "absolute_distance",
@@ -12,7 +13,7 @@ __all__ = [
 ]
 
 
-class _Metric:
+class Metric:
     distance_type = float  # int for dataset metrics
 
     def validate_distance(self, d_in, name="d_in"):
@@ -25,14 +26,14 @@ class _Metric:
 
 
 @attrs.frozen
-class SymmetricDistance(_Metric):
+class SymmetricDistance(Metric):
     """|multiset symmetric difference|: the number of records added or removed (Duff, Definition 6)."""
 
     distance_type = int
 
 
 @attrs.frozen
-class ChangeOneDistance(_Metric):
+class ChangeOneDistance(Metric):
     """The number of records substituted, between datasets of the same public size n
     (Bun & Steinke), comparing datasets as multisets: the fewest substitutions that turn
     one multiset into the other.  Datasets of different sizes are at infinite distance."""
@@ -41,28 +42,28 @@ class ChangeOneDistance(_Metric):
 
 
 @attrs.frozen
-class AbsoluteDistance(_Metric):
+class AbsoluteDistance(Metric):
     """|x - x'| between single numbers of type T."""
 
     T: type = float
 
 
 @attrs.frozen
-class L1Distance(_Metric):
+class L1Distance(Metric):
     """sum_i |x_i - x'_i| between vectors of the same length."""
 
     T: type = float
 
 
 @attrs.frozen
-class L2Distance(_Metric):
+class L2Distance(Metric):
     """sqrt(sum_i (x_i - x'_i)^2) between vectors of the same length."""
 
     T: type = float
 
 
 @attrs.frozen
-class InfDifferenceDistance(_Metric):
+class InfDifferenceDistance(Metric):
     """max_i (x_i - x'_i) - min_i (x_i - x'_i) between score vectors (OpenDP, file 002 §3.1).
 
     It is the L-infinity distance after the best common shift, and is at most
@@ -72,7 +73,7 @@ class InfDifferenceDistance(_Metric):
 
 
 @attrs.frozen
-class LInfDistance(_Metric):
+class LInfDistance(Metric):
     """max_i |x_i - x'_i|; ``monotonic=True`` promises all differences share a sign."""
 
     monotonic: bool = False

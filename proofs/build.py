@@ -3,8 +3,9 @@
     python proofs/build.py            # all documents
     python proofs/build.py FILE.tex   # some
 
-Each document is compiled with latexmk in its own folder with ``lib.sty`` on
-TEXINPUTS.  PDFs land beside their sources (ignored by git).  The exit code is
+Each document is compiled with latexmk in its own folder, with ``proofs/`` (``lib.sty``) and
+the repository root (the sources that ``\codelisting`` lists) on TEXINPUTS and the shared
+bibliography (``references.bib``, ``keylabel.bst``) on BIBINPUTS and BSTINPUTS.  PDFs land beside their sources (ignored by git).  The exit code is
 non-zero when any document fails; the failing log tail is printed.
 """
 import os
@@ -21,7 +22,9 @@ def documents():
 
 
 def build(tex):
-    env = dict(os.environ, TEXINPUTS=f"{HERE}{os.pathsep}")
+    sep = os.pathsep
+    env = dict(os.environ, TEXINPUTS=f"{HERE}{sep}{HERE.parent}{sep}",
+               BIBINPUTS=f"{HERE}{sep}", BSTINPUTS=f"{HERE}{sep}")
     cmd = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-quiet", tex.name]
     res = subprocess.run(cmd, cwd=tex.parent, env=env, capture_output=True, text=True)
     return tex, res.returncode, (res.stdout + res.stderr)[-3000:]

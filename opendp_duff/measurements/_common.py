@@ -30,6 +30,7 @@ def float_space(input_domain, input_metric, atom_metric, vector_metric):
     return isinstance(input_domain, VectorDomain)
 
 
+# [proof:exact_release]
 def exact_release(x, scale, noise, is_vector, float_noise):
     """Each coordinate released as round(x_i + scale Z_i): Z_i exactly of law ``noise``
     ("laplace" or "gaussian"), rounded once to the nearest float
@@ -43,6 +44,7 @@ def exact_release(x, scale, noise, is_vector, float_noise):
     values = np.asarray(x, dtype=np.float64).reshape(-1) if is_vector else (float(x),)
     out = [exact_rounded_release(c, scale, noise) if np.isfinite(c) else c for c in values]
     return np.array(out, dtype=np.float64) if is_vector else out[0]
+# [end:exact_release]
 
 
 def noise_size(x, is_vector):
