@@ -5,6 +5,8 @@ parameters pass through here (never private data), so showing the value is safe.
 """
 import math
 import numbers
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -76,3 +78,26 @@ def instance(name, value, cls, what=None):
     if not isinstance(value, cls):
         raise MakeTypeError(f"{name} ({value!r}) must be {what or cls.__name__}")
     return value
+
+
+def alpha(name, value):
+    """A quantile level in the open interval (0, 1), as an exact :class:`fractions.Fraction`.
+
+    The one parser for quantile levels.  An int or Fraction is exact; a float, numpy float or
+    Decimal is read as the shortest decimal that prints as it *in its own precision*, the number
+    the user typed: ``0.1`` and ``np.float32(0.1)`` are both 1/10, not the binary fraction just
+    above it.  Booleans, NaN, infinities and values outside (0, 1) are refused.
+    """
+    if _is_bool(value) or not isinstance(value, (numbers.Real, Decimal)):
+        raise MakeTypeError(f"{name} ({value!r}) must be a real number, not {type(value).__name__}")
+    if isinstance(value, numbers.Rational):
+        exact = Fraction(int(value.numerator), int(value.denominator))
+    else:
+        text = str(value) if isinstance(value, (np.floating, Decimal)) else repr(float(value))
+        try:
+            exact = Fraction(text)
+        except ValueError:   # nan, inf
+            raise MakeError(f"{name} ({value!r}) must be finite") from None
+    if not 0 < exact < 1:
+        raise MakeError(f"{name} ({value!r}) must lie in (0, 1)")
+    return exact

@@ -1,15 +1,23 @@
-"""Measurements: randomised functions with privacy maps.
+"""Measurements: randomised functions with privacy maps (re-exported as ``dp.m``)."""
+from .gaussian import (make_gaussian, then_gaussian)
+from .laplace import (make_laplace, then_laplace)
+from .duff import (make_duff_median, then_duff_median, make_duff_quantile, then_duff_quantile,
+    duff_quantile_sample)
+from .duff_mean import (make_duff_mean, then_duff_mean, duff_mean_step_function)
+from .smooth_sensitivity import (make_smooth_median, then_smooth_median, make_smooth_trimmed_mean,
+    then_smooth_trimmed_mean, make_smooth_median_baseline, then_smooth_median_baseline,
+    smooth_parameters, choose_smoothing, smooth_variance_lower_bound, smooth_release_sample,
+    smooth_median_baseline_parameters)
+from .noisy_max import (make_report_noisy_max_gumbel, then_report_noisy_max_gumbel)
+from .duff_mode import (make_duff_mode, then_duff_mode)
 
-Each module defines ``__all__``; its public names are re-exported here and in ``dp.m``.
-"""
-from .._exports import collect as _collect
-from .gaussian import *  # noqa: F401,F403
-from .laplace import *  # noqa: F401,F403
-from .duff import *  # noqa: F401,F403
-from .duff_mean import *  # noqa: F401,F403
-from .smooth_sensitivity import *  # noqa: F401,F403
-from .noisy_max import *  # noqa: F401,F403
-from .duff_mode import *  # noqa: F401,F403
-
-
-__all__ = _collect(__name__)
+__all__ = [
+    "make_gaussian", "then_gaussian", "make_laplace", "then_laplace", "make_duff_median",
+    "then_duff_median", "make_duff_quantile", "then_duff_quantile", "duff_quantile_sample",
+    "make_duff_mean", "then_duff_mean", "duff_mean_step_function", "make_smooth_median",
+    "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
+    "make_smooth_median_baseline", "then_smooth_median_baseline", "smooth_parameters",
+    "choose_smoothing", "smooth_variance_lower_bound", "smooth_release_sample",
+    "smooth_median_baseline_parameters", "make_report_noisy_max_gumbel",
+    "then_report_noisy_max_gumbel", "make_duff_mode", "then_duff_mode",
+]

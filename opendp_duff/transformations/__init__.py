@@ -1,14 +1,15 @@
-"""Transformations: stable functions from datasets to datasets or numbers.
+"""Transformations: stable functions from datasets to datasets or numbers (re-exported as ``dp.t``)."""
+from .clamp import (make_clamp, then_clamp)
+from .metric_convert import (make_symmetric_to_change_one, then_symmetric_to_change_one,
+    make_change_one_to_symmetric, then_change_one_to_symmetric)
+from .count_by_candidates import (make_count_by_candidates, then_count_by_candidates)
+from .count import (make_count, then_count)
+from .sort import (make_sort, then_sort)
+from .sum import (make_sum, then_sum)
 
-Each module defines ``__all__``; its public names are re-exported here and in ``dp.t``.
-"""
-from .._exports import collect as _collect
-from .clamp import *  # noqa: F401,F403
-from .metric_convert import *  # noqa: F401,F403
-from .count_by_candidates import *  # noqa: F401,F403
-from .count import *  # noqa: F401,F403
-from .sort import *  # noqa: F401,F403
-from .sum import *  # noqa: F401,F403
-
-
-__all__ = _collect(__name__)
+__all__ = [
+    "make_clamp", "then_clamp", "make_symmetric_to_change_one", "then_symmetric_to_change_one",
+    "make_change_one_to_symmetric", "then_change_one_to_symmetric", "make_count_by_candidates",
+    "then_count_by_candidates", "make_count", "then_count", "make_sort", "then_sort",
+    "make_sum", "then_sum",
+]
