@@ -64,15 +64,15 @@ def main(argv):
         base = N * sq[m] / args.trim_reps
         row = {"trim non-priv": base - 1}
         for label, (noise, budget, law_of) in NOISES.items():
-            t = dp.m.choose_smoothing(noise, N, BOUNDS, statistic="trimmed_mean", m=m, reference=reference, **budget)
-            p = dp.m.smooth_parameters(noise, size=N, t=t, **budget)
+            t = dp.smooth.choose_smoothing(noise, N, BOUNDS, statistic="trimmed_mean", m=m, reference=reference, **budget)
+            p = dp.smooth.smooth_parameters(noise, size=N, t=t, **budget)
             var_z = law_of(p).variance()
-            s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS) ** 2 for x in data])
+            s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=m) ** 2 for x in data])
             row[label] = base + N * s2 * var_z / p["s"] ** 2 - 1
             chosen[(m, label)] = (t, p)
         # Proposition 36: for each t, any 1/2-zCDP noise has variance >= S^2 L(eps, t)
-        lb = min(dp.m.smooth_variance_lower_bound(EPS, t) * np.mean(
-            [dp.smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS) ** 2 for x in data[:20]])
+        lb = min(dp.smooth.smooth_variance_lower_bound(EPS, t) * np.mean(
+            [dp.smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=m) ** 2 for x in data[:20]])
             for t in np.geomspace(1e-3, 0.9, 25))
         row["lower bound"] = base + N * lb - 1
         rows[m] = row
@@ -107,7 +107,7 @@ def main(argv):
     meas = dp.m.make_smooth_trimmed_mean(*space, m=m_best, **p)
     idx = np.arange(args.mc) % args.reps
     noise_sq = np.array([(meas(data[i]) - data[i, m_best:N - m_best].mean()) ** 2 for i in idx])
-    s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, m_best, t, BOUNDS) ** 2 for x in data])
+    s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=m_best) ** 2 for x in data])
     predicted = N * s2 * D.LaplaceLogNormal(p["sigma"]).variance() / p["s"] ** 2
     print(f"Monte Carlo check of the noise term (LLN, m={m_best}, t={t:.4g}, {args.mc} releases):"
           f" n*E[noise^2] = {N * noise_sq.mean():.4g} +- {N * noise_sq.std() / np.sqrt(args.mc):.2g}"

@@ -15,7 +15,7 @@ import numpy as np
 
 import opendp_duff as dp
 from opendp_duff import distributions as D
-from opendp_duff import smooth_sensitivity as ss
+from opendp_duff.smooth import sensitivity as ss
 from opendp_duff.samplers.exact_noise import exact_mean, exact_rounded_release
 
 NOISES = [("laplace", None, D.Laplace(1.0)), ("student_t", 3.0, D.StudentT(3.0)),
@@ -62,7 +62,7 @@ def main():
 
             def float_tmean():
                 return float(np.mean(x[n // 10:n - n // 10])) + \
-                    ss.smooth_sensitivity_trimmed_mean(x, n // 10, 0.05, (-10, 10)) / 0.2 * law.sample()
+                    ss.smooth_sensitivity_trimmed_mean(x, 0.05, (-10, 10), m=n // 10) / 0.2 * law.sample()
             k = 30 if n < 1e5 else 5
             for name, exact_f, float_f in (("median", med, float_median), ("trimmed_mean", tm, float_tmean)):
                 te = per_call(lambda: exact_f(x), k)

@@ -49,7 +49,7 @@ def main():
         for name, fn, (p, q) in (
                 ("median", lambda t: dp.smooth_sensitivity_median(x, t, bounds),
                  ((n + 1) // 2, (n + 1) // 2)),
-                ("trimmed 10%", lambda t: dp.smooth_sensitivity_trimmed_mean(x, m, t, bounds),
+                ("trimmed 10%", lambda t: dp.smooth_sensitivity_trimmed_mean(x, t, bounds, m=m),
                  (m + 1, n - m))):
             for t in (0.01, 0.1):
                 t_ss = best_time(lambda: fn(t), repeat)

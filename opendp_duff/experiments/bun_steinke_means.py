@@ -35,8 +35,8 @@ import time
 import numpy as np
 
 from ..errors import MakeError
-from ..measurements.smooth_sensitivity import choose_smoothing, smooth_parameters, smooth_variance_lower_bound
-from ..smooth_sensitivity import smooth_sensitivity_trimmed_mean
+from ..smooth.parameters import choose_smoothing, smooth_parameters, smooth_variance_lower_bound
+from ..smooth.sensitivity import smooth_sensitivity_trimmed_mean
 from ._batch import noise_law
 from ._common import Progress, fmt, header, pyplot, save, table
 
@@ -115,7 +115,7 @@ def compute(quick=False, data_seed=5, progress=None):
         data = [np.sort(np.clip(rng.standard_normal(n), *BOUNDS)) for _ in range(cfg["ss_datasets"])]
         # a PUBLIC guess of the data's shape for choose_smoothing: an independent N(0,1) sample
         reference = np.random.default_rng([data_seed, n, 1]).standard_normal(n)
-        es2 = np.array([[np.mean([smooth_sensitivity_trimmed_mean(x, m, float(t), BOUNDS) ** 2 for x in data])
+        es2 = np.array([[np.mean([smooth_sensitivity_trimmed_mean(x, float(t), BOUNDS, m=m) ** 2 for x in data])
                          for t in t_grid] for m in ms])                     # shape (len(ms), len(t_grid))
         progress(f"n={n}: trimmed-mean term over {cfg['trim_datasets']} datasets, smooth sensitivities "
                  f"over {cfg['ss_datasets']} datasets x {len(ms)} trimming levels x {len(t_grid)} t")
@@ -134,7 +134,7 @@ def compute(quick=False, data_seed=5, progress=None):
                     for m in ms:
                         t = _library_t(noise, n, eps, m, ref)
                         p = _params(noise, n, eps, t)
-                        s2 = np.mean([smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS) ** 2 for x in data])
+                        s2 = np.mean([smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=m) ** 2 for x in data])
                         vals.append(n * noise_law(p).variance() / p["s"] / p["s"] * s2)
                         if ref is None:
                             lib_t.setdefault(noise, []).append(t)
