@@ -1,25 +1,19 @@
-"""The noise distributions used with smooth sensitivity.
+"""The noise distributions used with smooth sensitivity (and the classical Laplace, Gaussian).
 
-One small frozen class per distribution, each with ``pdf``, ``logpdf``,
-``cdf``, ``sf``, ``variance`` and ``sample``, in the style of scipy.stats:
-the density formula is in the class docstring, the randomness comes from
-:mod:`opendp_duff.samplers` (see :mod:`opendp_duff.samplers.noise`).  All are
-symmetric about 0.  ``pdf``/``cdf`` accept a float (and return a float) or an
-array (and return an ndarray).  ``sample`` is the float path (a transform of
-52-bit uniforms, resampled beyond a cutoff): an approximation of the law, used
-for simulation; the measurements release through the exact sampler
-:func:`opendp_duff.samplers.exact_noise.exact_rounded_release` instead.
+One small frozen class per law, with ``pdf``, ``logpdf``, ``cdf``, ``sf``, ``variance`` and
+``sample``, in the style of scipy.stats: the density formula is in the class docstring, the
+randomness comes from :mod:`opendp_duff.samplers` (:mod:`opendp_duff.samplers.noise`).  All are
+symmetric about 0; ``pdf``/``cdf`` map a float to a float and an array to an ndarray.
+``sample`` is the float path (a transform of 52-bit uniforms, resampled beyond a cutoff), for
+simulation; the measurements release through the exact sampler
+:func:`opendp_duff.samplers.exact_noise.exact_rounded_release` instead.  The classes only require
+the law to exist and be sampleable (each refuses parameters for which more than half of the
+candidate draws would be resampled, see ``resample_probability``); the privacy theorems' own
+conditions (sigma >= sqrt 2 for ULN, d >= 1, ...) are those of the registry
+:mod:`opendp_duff.smooth.noises`, which names each law's class.
 
-Sources: Bun & Steinke, *Average-Case Averages: Private Algorithms for Smooth
-Sensitivity and Mean Estimation*, §3 (LLN §3.1, ULN §3.2, arsinh-normal §3.3,
-Student's T §3.4, Gaussian §3.5, Laplace §3.6); Nissim, Raskhodnikova & Smith
-(2007) and Gillenwater & Munoz Medina, *Duff*, Proposition 3 (polynomial tail).
-
-The privacy theorems add conditions of their own (for instance sigma >= sqrt(2)
-for ULN, d >= 1 in the measurements); the measurement constructors enforce
-those.  The classes here only require the distribution to exist and be
-sampleable: every class refuses parameters for which the sampler would have to
-resample more than half of its candidate draws (see ``resample_probability``).
+Sources: [BS19] §3 (LLN §3.1, ULN §3.2, arsinh-normal §3.3, Student's T §3.4, Gaussian §3.5,
+Laplace §3.6); [NRS07] and [GM-Duff] Prop. 3 (polynomial tail).
 
 >>> import opendp_duff as dp
 >>> from opendp_duff.distributions import StudentT
@@ -27,113 +21,32 @@ resample more than half of its candidate draws (see ``resample_probability``).
 3.0
 """
 import math
-from typing import ClassVar
 
 import attrs
 import numpy as np
 from scipy import integrate, special
 
-from . import _validate as v
-from .errors import MakeError
+from ._symmetric_law import SIGMA_MAX, SymmetricLaw
+from ._symmetric_law import as_array as _as_array
+from ._symmetric_law import d_converter, exp_or_inf, gamma_converter, gaussian_sigma_converter
+from ._symmetric_law import result as _result
+from ._symmetric_law import scale_converter, sigma_converter
 from .samplers import noise as _noise
 
 __all__ = ["LaplaceLogNormal", "UniformLogNormal", "ArsinhNormal", "StudentT",
            "PolynomialTail", "Laplace", "Gaussian", "SIGMA_MAX"]
 
-SIGMA_MAX = 100.0
-"""Largest shape sigma accepted for LLN, ULN and arsinh-normal.
-
-Beyond it the distributions are of no use (their variances e^{2 sigma^2} and
-the privacy terms e^{3 sigma^2 / 2} are already infinite in floating point for
-sigma > 22), and capping keeps the quadratures and the resampling well
-conditioned: at sigma = 100 a draw is resampled with probability below 1e-11.
-"""
-
 _LOG_2PI = math.log(2.0 * math.pi)
 _Y_LIMIT = 39.0  # |Y| > 39 has probability below 1e-330: zero in double precision
 
 
-# ---------------------------------------------------------------- helpers
-
-def _sigma(name):
-    def convert(value):
-        value = v.number(name, value, positive=True)
-        if value > SIGMA_MAX:
-            raise MakeError(f"{name} ({value!r}) must be at most {SIGMA_MAX}")
-        return value
-    return convert
-
-
-def _positive(name):
-    return lambda value: v.number(name, value, positive=True)
-
-
-def _gamma(value):
-    value = v.number("gamma", value)
-    if not value > 1:
-        raise MakeError(f"gamma ({value!r}) must be greater than 1")
-    return value
-
-
-def _as_array(z):
-    return np.asarray(z, dtype=np.float64)
-
-
-def _result(z, out):
-    return float(out) if np.ndim(z) == 0 else out
-
-
-def _exp(x):
-    """float exp that returns inf instead of raising OverflowError."""
-    with np.errstate(over="ignore"):
-        return float(np.exp(x))
-
-
-class _Symmetric:
-    """Shared methods; subclasses define ``_sf_pos(x)`` (P(Z > x), x >= 0, array)
-    and ``logpdf``."""
-
-    def pdf(self, z):
-        """Density at z."""
-        with np.errstate(under="ignore"):
-            return _result(z, np.exp(_as_array(self.logpdf(z))))
-
-    def sf(self, z):
-        """Survival function P(Z > z); accurate in the upper tail."""
-        z = _as_array(z)
-        pos = np.abs(z)
-        tail = self._sf_pos(pos)
-        return _result(z, np.where(z >= 0, tail, 1.0 - tail))
-
-    def cdf(self, z):
-        """P(Z <= z) = sf(-z) by symmetry; accurate in the lower tail."""
-        return self.sf(-_as_array(z)) if np.ndim(z) else float(self.sf(-float(z)))
-
-    def resample_probability(self):
-        """P(|Z| > cutoff): the chance that the sampler redraws a candidate.
-
-        It is also the total-variation distance between the sampler's law
-        (Z conditioned on |Z| <= cutoff) and the ideal law.
-        """
-        return float(min(1.0, 2.0 * self._sf_pos(np.array([self._cutoff()]))[0]))
-
-    def _cutoff(self):
-        return _noise.FLOAT_MAX
-
-    def _check_resampling(self, name, value):
-        if not self.resample_probability() <= 0.5:
-            raise MakeError(
-                f"{name} ({value!r}) puts more than half of the mass beyond "
-                f"{self._cutoff():.3g}, past which the sampler cannot represent draws")
-
-
-# ---------------------------------------------------------------- Bun & Steinke
+# ---------------------------------------------------------------- [BS19]
 
 @attrs.frozen
-class LaplaceLogNormal(_Symmetric):
+class LaplaceLogNormal(SymmetricLaw):
     """Laplace log-normal LLN(sigma): Z = X e^{sigma Y}, X ~ Laplace(0, 1), Y ~ N(0, 1).
 
-    Bun & Steinke, Definition 17 (§3.1).  For z != 0, with phi the standard
+    [BS19] Def. 17 (§3.1).  For z != 0, with phi the standard
     normal density,
 
         f(z) = integral phi(y) * (1/2) e^{-sigma y} exp(-|z| e^{-sigma y}) dy,
@@ -145,8 +58,7 @@ class LaplaceLogNormal(_Symmetric):
     Variance 2 e^{2 sigma^2}.  0 < sigma <= SIGMA_MAX.
     """
 
-    sigma: float = attrs.field(converter=_sigma("sigma"))
-    name: ClassVar[str] = "laplace_log_normal"
+    sigma: float = attrs.field(converter=sigma_converter)
 
     def __attrs_post_init__(self):
         self._check_resampling("sigma", self.sigma)
@@ -193,8 +105,8 @@ class LaplaceLogNormal(_Symmetric):
         return _result(z, out)
 
     def variance(self):
-        """2 e^{2 sigma^2} (Bun & Steinke §3.1)."""
-        return 2.0 * _exp(2.0 * self.sigma ** 2)
+        """2 e^{2 sigma^2} ([BS19] §3.1)."""
+        return 2.0 * exp_or_inf(2.0 * self.sigma ** 2)
 
     def sample(self, size=None):
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
@@ -202,10 +114,10 @@ class LaplaceLogNormal(_Symmetric):
 
 
 @attrs.frozen
-class UniformLogNormal(_Symmetric):
+class UniformLogNormal(SymmetricLaw):
     """Uniform log-normal ULN(sigma): Z = U e^{sigma Y}, U ~ Uniform[-1, 1], Y ~ N(0, 1).
 
-    Bun & Steinke, Definition 21 (§3.2).  Closed forms (derived by integrating
+    [BS19] Def. 21 (§3.2).  Closed forms (derived by integrating
     over Y; Phibar is the standard normal survival function, y0 = log|z| / sigma):
 
         f(z) = (1/2) e^{sigma^2/2} Phibar(y0 + sigma),
@@ -215,8 +127,7 @@ class UniformLogNormal(_Symmetric):
     sigma >= sqrt(2); the measurement enforces that).
     """
 
-    sigma: float = attrs.field(converter=_sigma("sigma"))
-    name: ClassVar[str] = "uniform_log_normal"
+    sigma: float = attrs.field(converter=sigma_converter)
 
     def __attrs_post_init__(self):
         self._check_resampling("sigma", self.sigma)
@@ -241,8 +152,8 @@ class UniformLogNormal(_Symmetric):
         return np.where(log_x == -np.inf, 0.5, np.where(a == -np.inf, 0.0, out))
 
     def variance(self):
-        """e^{2 sigma^2} / 3 (Bun & Steinke §3.2)."""
-        return _exp(2.0 * self.sigma ** 2) / 3.0
+        """e^{2 sigma^2} / 3 ([BS19] §3.2)."""
+        return exp_or_inf(2.0 * self.sigma ** 2) / 3.0
 
     def sample(self, size=None):
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
@@ -250,10 +161,10 @@ class UniformLogNormal(_Symmetric):
 
 
 @attrs.frozen
-class ArsinhNormal(_Symmetric):
+class ArsinhNormal(SymmetricLaw):
     """Arsinh-normal(sigma): Z = sinh(sigma Y) / sigma, Y ~ N(0, 1).
 
-    Bun & Steinke §3.3 (Theorem 25, Lemma 26):
+    [BS19] §3.3 (Thm 25, Lemma 26):
 
         f(z) = exp(-arsinh(sigma z)^2 / (2 sigma^2)) / sqrt(2 pi (1 + sigma^2 z^2)),
         P(Z <= z) = Phi(arsinh(sigma z) / sigma).
@@ -261,8 +172,7 @@ class ArsinhNormal(_Symmetric):
     Variance (e^{2 sigma^2} - 1) / (2 sigma^2).  0 < sigma <= SIGMA_MAX.
     """
 
-    sigma: float = attrs.field(converter=_sigma("sigma"))
-    name: ClassVar[str] = "arsinh_normal"
+    sigma: float = attrs.field(converter=sigma_converter)
 
     def __attrs_post_init__(self):
         self._check_resampling("sigma", self.sigma)
@@ -287,7 +197,7 @@ class ArsinhNormal(_Symmetric):
         return special.ndtr(-self._y_and_log_jacobian(_as_array(x))[0])
 
     def variance(self):
-        """(e^{2 sigma^2} - 1) / (2 sigma^2) (Bun & Steinke §3.3)."""
+        """(e^{2 sigma^2} - 1) / (2 sigma^2) ([BS19] §3.3)."""
         s2 = self.sigma ** 2
         with np.errstate(over="ignore"):
             return float(np.expm1(2.0 * s2) / (2.0 * s2))
@@ -298,10 +208,10 @@ class ArsinhNormal(_Symmetric):
 
 
 @attrs.frozen
-class StudentT(_Symmetric):
+class StudentT(SymmetricLaw):
     """Student's T(d), d > 0 degrees of freedom (need not be an integer).
 
-    Bun & Steinke, Definition 30 (§3.4):
+    [BS19] Def. 30 (§3.4):
 
         f(z) = Gamma((d+1)/2) / (sqrt(pi d) Gamma(d/2)) * (1 + z^2/d)^{-(d+1)/2},
         P(Z <= -x) = I_{d/(d+x^2)}(d/2, 1/2) / 2   (x >= 0, I the regularized incomplete beta).
@@ -310,8 +220,7 @@ class StudentT(_Symmetric):
     returns inf.  d = 1 is the Cauchy distribution.  The measurements need d >= 1.
     """
 
-    d: float = attrs.field(converter=_positive("d"))
-    name: ClassVar[str] = "student_t"
+    d: float = attrs.field(converter=d_converter)
 
     def __attrs_post_init__(self):
         self._check_resampling("d", self.d)
@@ -352,11 +261,10 @@ class StudentT(_Symmetric):
 
 
 @attrs.frozen
-class PolynomialTail(_Symmetric):
+class PolynomialTail(SymmetricLaw):
     """The NRS polynomial-tail distribution, density proportional to 1 / (1 + |z|^gamma), gamma > 1.
 
-    Nissim, Raskhodnikova & Smith (2007), Lemmas 2.6-2.7; Gillenwater & Munoz
-    Medina, *Duff*, §2 Proposition 3.  With a = 1/gamma:
+    [NRS07] Lemmas 2.6-2.7; [GM-Duff] Prop. 3.  With a = 1/gamma:
 
         f(z) = c / (1 + |z|^gamma),   c = gamma sin(pi/gamma) / (2 pi),
         P(Z > x) = I_{1/(1+x^gamma)}(1 - a, a) / 2     (x >= 0),
@@ -367,8 +275,7 @@ class PolynomialTail(_Symmetric):
     Variance sin(pi/gamma) / sin(3 pi/gamma) for gamma > 3, inf otherwise.
     """
 
-    gamma: float = attrs.field(converter=_gamma)
-    name: ClassVar[str] = "polynomial_tail"
+    gamma: float = attrs.field(converter=gamma_converter)
 
     def __attrs_post_init__(self):
         self._check_resampling("gamma", self.gamma)
@@ -416,15 +323,13 @@ class PolynomialTail(_Symmetric):
 # ---------------------------------------------------------------- classical
 
 @attrs.frozen
-class Laplace(_Symmetric):
+class Laplace(SymmetricLaw):
     """Laplace(0, scale): f(z) = e^{-|z|/scale} / (2 scale).  Variance 2 scale^2.
 
-    Used with smooth sensitivity by Nissim, Raskhodnikova & Smith (2007) and
-    Bun & Steinke §3.6 (Theorem 34).
+    Used with smooth sensitivity by [NRS07] and [BS19] §3.6 (Thm 34).
     """
 
-    scale: float = attrs.field(default=1.0, converter=_positive("scale"))
-    name: ClassVar[str] = "laplace"
+    scale: float = attrs.field(default=1.0, converter=scale_converter)
 
     def logpdf(self, z):
         z = _as_array(z)
@@ -442,14 +347,13 @@ class Laplace(_Symmetric):
 
 
 @attrs.frozen
-class Gaussian(_Symmetric):
+class Gaussian(SymmetricLaw):
     """Gaussian N(0, sigma^2): f(z) = e^{-z^2/(2 sigma^2)} / sqrt(2 pi sigma^2).  Variance sigma^2.
 
-    Bun & Steinke §3.5 (Lemma 33, truncated CDP).
+    [BS19] §3.5 (Lemma 33, truncated CDP).
     """
 
-    sigma: float = attrs.field(default=1.0, converter=_positive("sigma"))
-    name: ClassVar[str] = "gaussian"
+    sigma: float = attrs.field(default=1.0, converter=gaussian_sigma_converter)
 
     def logpdf(self, z):
         z = _as_array(z) / self.sigma

@@ -80,11 +80,12 @@ def smooth_statistic(statistic: str, n: int, m: int, bounds: tuple[float, float]
 def smooth_space(input_domain: VectorDomain, input_metric: Metric) -> tuple[tuple[float, float], int]:
     """Bounded, sorted vectors of known size n >= 1; change-one or (fixed size) symmetric distance."""
     elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True)
-    if input_domain.size < 1:
+    n = input_domain.size
+    if n is None or n < 1:
         raise MakeError(f"input_domain ({input_domain!r}) must have size at least 1")
     if not math.isfinite(float(elem.bounds[1]) - float(elem.bounds[0])):
         raise MakeError(f"input_domain ({input_domain!r}) must have bounds of finite width b - a")
-    return (float(elem.bounds[0]), float(elem.bounds[1])), input_domain.size
+    return (float(elem.bounds[0]), float(elem.bounds[1])), n
 
 
 def _parameters(t: float, s: float, noise: str, sigma: Optional[float], d: Optional[float],
@@ -98,12 +99,12 @@ def _parameters(t: float, s: float, noise: str, sigma: Optional[float], d: Optio
 
 
 # [proof:build]
-def _build(input_domain: VectorDomain, input_metric: Metric, statistic: SmoothStatistic, t: float, s: float,
-           noise: SmoothNoise, shape: float) -> Measurement:
+def _build(input_domain: VectorDomain, input_metric: Metric, n: int, statistic: SmoothStatistic, t: float,
+           s: float, noise: SmoothNoise, shape: float) -> Measurement:
     """The measurement x -> round(T(x) + S^t(x)/s * Z), Z exact and real, round the nearest float."""
     # The computed smooth sensitivity is exact up to a factor e^slack, hence (t + slack)-smooth:
     # the map uses that smoothing (a relative change below 1e-8).
-    t_map = ar.add_up(t, smooth_sensitivity_rounding_slack(input_domain.size))
+    t_map = ar.add_up(t, smooth_sensitivity_rounding_slack(n))
     privacy_map = group_map(noise, t_map, s, shape)
     law = noise.law(shape)  # refuses shapes its sampler cannot represent, before any data
 
@@ -180,7 +181,7 @@ def make_smooth_median(input_domain: VectorDomain, input_metric: Metric, t: floa
     # [proof:make_smooth_median]
     bounds, n = smooth_space(input_domain, input_metric)
     t, s, record, shape = _parameters(t, s, noise, sigma, d, gamma, delta)
-    return _build(input_domain, input_metric, smooth_statistic("median", n, 0, bounds), t, s, record, shape)
+    return _build(input_domain, input_metric, n, smooth_statistic("median", n, 0, bounds), t, s, record, shape)
     # [end:make_smooth_median]
 
 
@@ -230,7 +231,8 @@ def make_smooth_trimmed_mean(input_domain: VectorDomain, input_metric: Metric, m
     if not 2 * m < n:
         raise MakeError(f"m ({m!r}) must be less than n/2 (n = {n})")
     t, s, record, shape = _parameters(t, s, noise, sigma, d, gamma, delta)
-    return _build(input_domain, input_metric, smooth_statistic("trimmed_mean", n, m, bounds), t, s, record, shape)
+    statistic = smooth_statistic("trimmed_mean", n, m, bounds)
+    return _build(input_domain, input_metric, n, statistic, t, s, record, shape)
     # [end:make_smooth_trimmed_mean]
 
 

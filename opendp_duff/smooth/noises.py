@@ -21,6 +21,7 @@ import attrs
 from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as dist
+from .._symmetric_law import d_converter, gamma_converter, sigma_converter
 from ..errors import MakeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..samplers.exact_noise import exact_rounded_release
@@ -31,7 +32,6 @@ __all__ = ["SmoothNoise", "NOISES", "ZCDP_NOISES", "PURE_NOISES", "ULN_SIGMA", "
 
 ARSINH_SIGMA = 2 / math.sqrt(3)   # minimises 2/(3 sigma) + sigma/2 ([BS19] §3.3)
 ULN_SIGMA = math.sqrt(2)          # the float sqrt(2) is above the real sqrt(2)
-SIGMA_MAX = dist.SIGMA_MAX        # 100: the largest sigma of the log-normal-type laws
 
 
 @attrs.frozen
@@ -80,32 +80,18 @@ class SmoothNoise:
 
 
 # [proof:shapes]
-def _sigma(value: object) -> float:
-    sigma = v.number("sigma", value, positive=True)
-    if sigma > SIGMA_MAX:  # keeps the exact sampler's exponentials e^{sigma Y} in range
-        raise MakeError(f"sigma ({sigma!r}) must be at most {SIGMA_MAX}")
-    return sigma
-
-
 def _uln_sigma(value: object) -> float:
-    sigma = _sigma(value)
+    sigma = sigma_converter(value)
     if ar.Q(sigma) ** 2 < 2:  # exact: sigma^2 >= 2, as [BS19] Thm 22 needs
         raise MakeError(f"sigma ({sigma!r}) must be at least sqrt(2) for noise 'uln' ([BS19] Thm 22)")
     return sigma
 
 
 def _d(value: object) -> float:
-    d = v.number("d", value, positive=True)
+    d = d_converter(value)
     if d < 1:
         raise MakeError(f"d ({d!r}) must be at least 1")
     return d
-
-
-def _gamma(value: object) -> float:
-    gamma = v.number("gamma", value)
-    if not gamma > 1:
-        raise MakeError(f"gamma ({gamma!r}) must be greater than 1")
-    return gamma
 
 
 def _delta(value: object) -> float:
@@ -136,16 +122,16 @@ def lln_optimal_sigma(epsilon: float, t: float) -> float:
 
 # [proof:registry]
 NOISES: dict[str, SmoothNoise] = {r.name: r for r in (
-    SmoothNoise("lln", "sigma", None, _sigma, ZeroConcentratedDivergence, maps.lln_epsilon,
+    SmoothNoise("lln", "sigma", None, sigma_converter, ZeroConcentratedDivergence, maps.lln_epsilon,
                 dist.LaplaceLogNormal, "lln", True, maps.lln_scale, tuned_shape=lln_optimal_sigma,
                 variance=lambda sigma: 2 * ar.exp_up(2 * sigma ** 2), hint="see smooth_parameters()"),
     SmoothNoise("uln", "sigma", ULN_SIGMA, _uln_sigma, ZeroConcentratedDivergence, maps.uln_epsilon,
                 dist.UniformLogNormal, "uln", True, maps.uln_scale),
-    SmoothNoise("arsinh_normal", "sigma", ARSINH_SIGMA, _sigma, ZeroConcentratedDivergence,
+    SmoothNoise("arsinh_normal", "sigma", ARSINH_SIGMA, sigma_converter, ZeroConcentratedDivergence,
                 maps.arsinh_epsilon, dist.ArsinhNormal, "arsinh_normal", True, maps.arsinh_scale),
     SmoothNoise("student_t", "d", 3.0, _d, MaxDivergence, maps.student_t_epsilon, dist.StudentT,
                 "student_t", True, maps.student_t_scale),
-    SmoothNoise("polynomial_tail", "gamma", 2.0, _gamma, MaxDivergence, maps.polynomial_tail_epsilon,
+    SmoothNoise("polynomial_tail", "gamma", 2.0, gamma_converter, MaxDivergence, maps.polynomial_tail_epsilon,
                 dist.PolynomialTail, "polynomial_tail", True, maps.polynomial_tail_scale),
     SmoothNoise("laplace", "delta", None, _delta, ApproximateDivergence, maps.laplace_epsilon,
                 lambda delta: dist.Laplace(1.0), "laplace", False, maps.laplace_scale,

@@ -259,8 +259,7 @@ def choose_smoothing(noise: str, size: int, bounds: tuple[float, float], *, epsi
             hi /= 1.25
         grid = np.geomspace(max(hi * 1e-4, 1e-12), hi, 48)
     best_t, best_val = None, math.inf
-    for t in np.asarray(grid, dtype=np.float64).reshape(-1):
-        t = float(t)
+    for t in np.asarray(grid, dtype=np.float64).reshape(-1).tolist():
         shape, s = feasible_scale(t)
         if not (t > 0 and s > 0):
             continue
