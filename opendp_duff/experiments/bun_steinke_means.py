@@ -18,12 +18,12 @@ theorem: it is location-invariant), whose error has variance exactly 1/n.  (Trun
 [-50, 1050] never binds for N(0, 1) data at these n.)  The first term is averaged over many
 datasets (no smooth sensitivity needed), the second over fewer datasets with the library's
 exact :func:`opendp_duff.smooth_sensitivity_trimmed_mean`, s(t) and the shape from
-:func:`opendp_duff.m.smooth_parameters` and Var(Z) from :mod:`opendp_duff.distributions`.  No
+:func:`opendp_duff.smooth.smooth_parameters` and Var(Z) from :mod:`opendp_duff.distributions`.  No
 noise is drawn: this is the expectation the paper estimates with 10^6 repetitions.
 
 Smoothing t.  Panel "paper": the paper's tuning, the best of 150 log-spaced t in [1e-9, 9]
 for each (algorithm, m), chosen on the expected variance for this data distribution — NOT
-private.  Panel "library": :func:`opendp_duff.m.choose_smoothing`, the library's
+private.  Panel "library": :func:`opendp_duff.smooth.choose_smoothing`, the library's
 data-independent default (a uniform reference spread over the public bounds [-50, 1050]).
 Tables also give a third choice, ``choose_smoothing`` with ``reference=`` a public N(0, 1) sample
 drawn independently of the data (what a user who expects roughly normal data can pass): private,

@@ -20,7 +20,7 @@ Mechanisms (delta = 1/n = 0.001 where there is one):
 
 A ``_paper`` suffix means t (and sigma) minimise the noise on the dataset being released, as
 the papers do: NOT differentially private.  ``_lib`` is the library's data-independent default
-(:func:`opendp_duff.m.choose_smoothing` on a public reference).
+(:func:`opendp_duff.smooth.choose_smoothing` on a public reference).
 """
 import os
 import time
