@@ -20,7 +20,10 @@ Laplace §3.6); [NRS07] and [GM-Duff] Prop. 3 (polynomial tail).
 >>> StudentT(3).variance()
 3.0
 """
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import attrs
 import numpy as np
@@ -60,19 +63,19 @@ class LaplaceLogNormal(SymmetricLaw):
 
     sigma: float = attrs.field(converter=sigma_converter)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._check_resampling("sigma", self.sigma)
 
-    def _points(self, x):
+    def _points(self, x: float) -> list[float]:
         s = self.sigma
         y0 = math.log(x) / s
         pts = [y0 + k / s for k in (-8.0, -3.0, -1.0, 0.0, 1.0, 3.0)] + [-8.0, 0.0, 8.0]
         return sorted({p for p in pts if -_Y_LIMIT < p < _Y_LIMIT})
 
-    def _integral(self, x, with_density):
+    def _integral(self, x: float, with_density: bool) -> float:
         s = self.sigma
 
-        def integrand(y):
+        def integrand(y: float) -> float:
             log_t = math.log(x) - s * y            # log(x e^{-sigma y})
             t = math.exp(log_t) if log_t < 700.0 else math.inf
             log_f = -0.5 * y * y - 0.5 * _LOG_2PI - t
@@ -83,14 +86,14 @@ class LaplaceLogNormal(SymmetricLaw):
                                 limit=400, epsabs=0.0, epsrel=1e-11)
         return val
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         x = _as_array(x)
         out = np.empty(x.shape)
         for i, xi in np.ndenumerate(x):
             out[i] = 0.5 if xi == 0 else xi if np.isnan(xi) else 0.5 * self._integral(float(xi), False)
         return out
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         """log f(z)."""
         z = _as_array(z)
         out = np.empty(z.shape)
@@ -104,11 +107,11 @@ class LaplaceLogNormal(SymmetricLaw):
                 out[i] = math.log(val) if val > 0 else -math.inf
         return _result(z, out)
 
-    def variance(self):
+    def variance(self) -> float:
         """2 e^{2 sigma^2} ([BS19] §3.1)."""
         return 2.0 * exp_or_inf(2.0 * self.sigma ** 2)
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_laplace_log_normal(self.sigma, size)
 
@@ -129,20 +132,20 @@ class UniformLogNormal(SymmetricLaw):
 
     sigma: float = attrs.field(converter=sigma_converter)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._check_resampling("sigma", self.sigma)
 
-    def _log_y0(self, x):
+    def _log_y0(self, x: Any) -> tuple[Any, Any]:
         with np.errstate(divide="ignore"):
             return np.log(x), np.log(x) / self.sigma
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         """log f(z) = sigma^2/2 - log 2 + log Phibar(log|z|/sigma + sigma)."""
         z = _as_array(z)
         _, y0 = self._log_y0(np.abs(z))
         return _result(z, self.sigma ** 2 / 2 - math.log(2.0) + special.log_ndtr(-(y0 + self.sigma)))
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         s = self.sigma
         log_x, y0 = self._log_y0(_as_array(x))
         a = special.log_ndtr(-y0)                                   # log Phibar(y0)
@@ -151,11 +154,11 @@ class UniformLogNormal(SymmetricLaw):
             out = 0.5 * np.exp(a) * -np.expm1(b - a)
         return np.where(log_x == -np.inf, 0.5, np.where(a == -np.inf, 0.0, out))
 
-    def variance(self):
+    def variance(self) -> float:
         """e^{2 sigma^2} / 3 ([BS19] §3.2)."""
         return exp_or_inf(2.0 * self.sigma ** 2) / 3.0
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_uniform_log_normal(self.sigma, size)
 
@@ -174,10 +177,10 @@ class ArsinhNormal(SymmetricLaw):
 
     sigma: float = attrs.field(converter=sigma_converter)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._check_resampling("sigma", self.sigma)
 
-    def _y_and_log_jacobian(self, z):
+    def _y_and_log_jacobian(self, z: Any) -> tuple[Any, Any]:
         """y = arsinh(sigma z) / sigma and log sqrt(1 + (sigma z)^2), even when sigma z overflows."""
         s = self.sigma
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -188,21 +191,21 @@ class ArsinhNormal(SymmetricLaw):
             jac = np.where(big, log_w, np.log(np.hypot(1.0, np.where(big, 0.0, w))))
         return y, jac
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         z = _as_array(z)
         y, jac = self._y_and_log_jacobian(z)
         return _result(z, -0.5 * _LOG_2PI - 0.5 * y * y - jac)
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         return special.ndtr(-self._y_and_log_jacobian(_as_array(x))[0])
 
-    def variance(self):
+    def variance(self) -> float:
         """(e^{2 sigma^2} - 1) / (2 sigma^2) ([BS19] §3.3)."""
         s2 = self.sigma ** 2
         with np.errstate(over="ignore"):
             return float(np.expm1(2.0 * s2) / (2.0 * s2))
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_arsinh_normal(self.sigma, size)
 
@@ -222,13 +225,13 @@ class StudentT(SymmetricLaw):
 
     d: float = attrs.field(converter=d_converter)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._check_resampling("d", self.d)
 
-    def _cutoff(self):
+    def _cutoff(self) -> float:
         return _noise.student_t_cutoff(self.d)
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         d = self.d
         z = _as_array(z)
         const = special.gammaln((d + 1) / 2) - special.gammaln(d / 2) - 0.5 * math.log(math.pi * d)
@@ -239,7 +242,7 @@ class StudentT(SymmetricLaw):
                                2.0 * (np.log(np.abs(z)) - 0.5 * math.log(d)))
         return _result(z, const - (d + 1) / 2 * log1p_r)
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         d = self.d
         with np.errstate(over="ignore"):
             r = (_as_array(x) / math.sqrt(d)) ** 2
@@ -251,11 +254,11 @@ class StudentT(SymmetricLaw):
             near = 0.5 - 0.5 * special.betainc(0.5, d / 2, r / (1.0 + r))
         return np.where((tail < 0.25) | (r >= 1.0), tail, near)
 
-    def variance(self):
+    def variance(self) -> float:
         """d / (d - 2) for d > 2, else inf."""
         return self.d / (self.d - 2.0) if self.d > 2 else math.inf
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_student_t(self.d, size)
 
@@ -277,18 +280,18 @@ class PolynomialTail(SymmetricLaw):
 
     gamma: float = attrs.field(converter=gamma_converter)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self._check_resampling("gamma", self.gamma)
 
     @property
-    def normalizer(self):
+    def normalizer(self) -> float:
         """c = gamma sin(pi/gamma) / (2 pi), the density at 0."""
         return self.gamma * math.sin(math.pi / self.gamma) / (2.0 * math.pi)
 
-    def _cutoff(self):
+    def _cutoff(self) -> float:
         return _noise.polynomial_tail_cutoff(self.gamma)
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         g = self.gamma
         az = np.abs(_as_array(z))
         with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
@@ -297,7 +300,7 @@ class PolynomialTail(SymmetricLaw):
             log_den = np.where(lz > 0, g * lz + np.log1p(np.exp(-g * lz)), np.log1p(np.exp(g * lz)))
         return _result(z, math.log(self.normalizer) - log_den)
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         g = self.gamma
         a = 1.0 / g
         x = _as_array(x)
@@ -310,12 +313,12 @@ class PolynomialTail(SymmetricLaw):
             core = 0.5 - self.normalizer * x * (1.0 - y / (g + 1.0) + y * y / (2.0 * g + 1.0))
         return np.where(y < 1e-6, core, tail)
 
-    def variance(self):
+    def variance(self) -> float:
         """sin(pi/gamma) / sin(3 pi/gamma) for gamma > 3, inf otherwise."""
         g = self.gamma
         return math.sin(math.pi / g) / math.sin(3.0 * math.pi / g) if g > 3 else math.inf
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_polynomial_tail(self.gamma, size)
 
@@ -331,17 +334,17 @@ class Laplace(SymmetricLaw):
 
     scale: float = attrs.field(default=1.0, converter=scale_converter)
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         z = _as_array(z)
         return _result(z, -np.abs(z) / self.scale - math.log(2.0 * self.scale))
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         return 0.5 * np.exp(-_as_array(x) / self.scale)
 
-    def variance(self):
+    def variance(self) -> float:
         return 2.0 * self.scale ** 2 if self.scale < 1e154 else math.inf
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_laplace(self.scale, size)
 
@@ -355,16 +358,16 @@ class Gaussian(SymmetricLaw):
 
     sigma: float = attrs.field(default=1.0, converter=gaussian_sigma_converter)
 
-    def logpdf(self, z):
+    def logpdf(self, z: Any) -> Any:
         z = _as_array(z) / self.sigma
         return _result(z, -0.5 * z * z - 0.5 * _LOG_2PI - math.log(self.sigma))
 
-    def _sf_pos(self, x):
+    def _sf_pos(self, x: Any) -> Any:
         return special.ndtr(-_as_array(x) / self.sigma)
 
-    def variance(self):
+    def variance(self) -> float:
         return self.sigma ** 2 if self.sigma < 1e154 else math.inf
 
-    def sample(self, size=None):
+    def sample(self, size: Any = None) -> Any:
         """Draws from the secure source: a float if size is None, else an ndarray of shape size."""
         return _noise.sample_gaussian(self.sigma, size)
