@@ -17,6 +17,7 @@ bound).  Gaussian noise (truncated CDP, [BS19] Lemma 33) is not offered: there i
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Callable, Optional, Union
 
 import attrs
@@ -24,7 +25,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import location_scale_law
+from ..laws import location_scale_law
 from ..core import Measurement, make_chain_mt, then
 from ..domains import VectorDomain
 from ..errors import MakeError
@@ -47,11 +48,10 @@ Center = Union[float, "tuple[int, int]"]
 class SmoothStatistic:
     """A statistic of sorted arrays of size n in ``bounds``: ``center(arr)`` is the exact value
     the release reads (a float, or an exact ratio (N, D)), with a zero always +0.0, so the
-    release never depends on the sign of a zero in the data; ``value(arr)`` its nearest float
-    (for the output law); ``smooth(arr, t)`` its t-smooth sensitivity S^t."""
+    release never depends on the sign of a zero in the data; ``smooth(arr, t)`` is its
+    t-smooth sensitivity S^t."""
 
     center: Callable[[np.ndarray], Center]
-    value: Callable[[np.ndarray], float]
     smooth: Callable[[np.ndarray, float], float]
 
 
@@ -63,16 +63,12 @@ def smooth_statistic(statistic: str, n: int, m: int, bounds: tuple[float, float]
         def median(arr: np.ndarray) -> float:
             return float(arr[mid]) + 0.0  # -0.0 + 0.0 is +0.0: the sign of a zero never enters
 
-        return SmoothStatistic(median, median, lambda arr, t: smooth_sensitivity_median(arr, t, bounds))
+        return SmoothStatistic(median, lambda arr, t: smooth_sensitivity_median(arr, t, bounds))
 
     def exact(arr: np.ndarray) -> Center:   # an exact rational: a zero has numerator int 0
         return exact_mean(arr[m:n - m])
 
-    def nearest(arr: np.ndarray) -> float:  # int / int is correctly rounded
-        num, den = exact_mean(arr[m:n - m])
-        return num / den + 0.0
-
-    return SmoothStatistic(exact, nearest, lambda arr, t: smooth_sensitivity_trimmed_mean(arr, t, bounds, m=m))
+    return SmoothStatistic(exact, lambda arr, t: smooth_sensitivity_trimmed_mean(arr, t, bounds, m=m))
 # [end:statistic]
 
 
@@ -112,9 +108,13 @@ def _build(input_domain: VectorDomain, input_metric: Metric, n: int, statistic: 
         arr = as_array(x)
         return noise.release(statistic.center(arr), statistic.smooth(arr, t), s, shape)
 
-    def output_law(x: object) -> object:  # the exact law of the idealised release (opendp_duff.audit)
+    def output_law(x: object) -> object:  # the exact law of the idealised release (opendp_duff.laws)
+        # centre and scale as the release reads them, exactly: a float quotient S/s could
+        # overflow or underflow, and the nearest float to the trimmed mean is not its centre
         arr = as_array(x)
-        return location_scale_law(statistic.value(arr), float(statistic.smooth(arr, t)) / s, law)
+        c = statistic.center(arr)
+        loc = Fraction(c[0]) / Fraction(c[1]) if isinstance(c, tuple) else c
+        return location_scale_law(loc, Fraction(float(statistic.smooth(arr, t))) / Fraction(s), law)
 
     if isinstance(input_metric, SymmetricDistance):
         # Same-size datasets at symmetric distance d differ by floor(d/2) substitutions:

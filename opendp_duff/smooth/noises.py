@@ -21,7 +21,7 @@ import attrs
 from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as dist
-from .._symmetric_law import d_converter, gamma_converter, sigma_converter
+from .._symmetric_law import SymmetricLaw, d_converter, gamma_converter, sigma_converter
 from ..errors import MakeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..samplers.exact_noise import exact_rounded_release
@@ -63,7 +63,7 @@ class SmoothNoise:
     check_shape: Callable[[object], float]
     measure: type
     one_step: Callable[[float, float, float], float]
-    law: Callable[[float], object]
+    law: Callable[[float], SymmetricLaw]
     exact: str
     law_shape: bool
     scale_guess: Callable[[float, float, float], float]

@@ -1,19 +1,19 @@
 """The privacy maps at extreme parameters: finite where the exact bound is finite, inf (a valid
 bound) where it overflows, never an exception -- and always at least the exact bound (Decimal)."""
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 
 import pytest
 
 import opendp_duff as dp
 from opendp_duff.smooth import maps
 
-getcontext().prec = 80
-
 
 def exact_arsinh(t, s, sigma):
-    t, s, g = Decimal(t), Decimal(s), Decimal(sigma)
-    return (t * (t / (g * g) + 1 / g + 2)).sqrt() + s * (Decimal(2) / (3 * g) + g / 2)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        t, s, g = Decimal(t), Decimal(s), Decimal(sigma)
+        return (t * (t / (g * g) + 1 / g + 2)).sqrt() + s * (Decimal(2) / (3 * g) + g / 2)
 
 
 @pytest.mark.parametrize("t,s,sigma", [(1e155, 1.0, 2 / math.sqrt(3)), (1e300, 1e-300, 1.0), (1.7e308, 1.0, 0.5),

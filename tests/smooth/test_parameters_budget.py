@@ -31,7 +31,7 @@ def test_zcdp_epsilon_budget_is_met_exactly_regression():
 @given(noise=st.sampled_from(sn.ZCDP_NOISES), eps=st.floats(0.05, 20.0), u=st.floats(0.001, 0.3),
        n=st.integers(1, 10 ** 6))
 def test_zcdp_epsilon_budget_never_exceeded(noise, eps, u, n):
-    t = u * eps / 4   # small enough for every noise to have a positive s
+    t = u * min(eps, eps ** 2) / 4   # small enough for every noise to have a positive s (arsinh: sqrt(2t) < eps)
     p = dp.smooth.smooth_parameters(noise, size=n, t=t, epsilon=eps)
     rho = dp.smooth.maps.group_map(sn.NOISES[noise], ar.add_up(t, dp.smooth.smooth_sensitivity_rounding_slack(n)),
                                    p["s"], p["sigma"])(1)
