@@ -491,7 +491,7 @@ def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k)
     assert got == math.inf or Dd(got) >= exact
 
 
-# ---- floating point: exact releases (section "Floating point" of smooth_common.inc) ----------
+# ---- floating point: exact releases (smooth_common.inc, "The released float") -------------------
 
 @pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_trimmed_mean_release_uses_the_exact_mean():
