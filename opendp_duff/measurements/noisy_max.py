@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import discrete_law
+from ..laws import discrete_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..errors import MakeError

@@ -52,7 +52,7 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as _dist
 from .. import smooth_sensitivity as _ss
-from ..audit import location_scale_law
+from ..laws import location_scale_law
 from ..combinators.measure_cast import make_fix_delta, make_zCDP_to_approxDP
 from ..core import Measurement, make_chain_mt, then
 from ..errors import MakeError, MakeTypeError
