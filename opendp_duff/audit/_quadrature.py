@@ -39,6 +39,13 @@ class Factor:
             y = standardise(z, self.loc, self.scale)
             return np.asarray(self.noise.logpdf(y), dtype=np.float64) - math.log(self.scale)
 
+    def logpdf_near(self, anchor: np.ndarray, offset: np.ndarray) -> np.ndarray:
+        """log density at the nodes anchor + offset, standardised as ((anchor - loc) + offset)
+        / scale: a node keeps its offset even where anchor + offset rounds to the anchor."""
+        with np.errstate(all="ignore"):
+            y = ((anchor - self.loc) + offset) / self.scale
+            return np.asarray(self.noise.logpdf(y), dtype=np.float64) - math.log(self.scale)
+
     def at(self, t: float) -> float:
         """log density at the single point t."""
         return float(self.logpdf(np.array([t]))[0])
@@ -70,28 +77,28 @@ def _simpson(n: int) -> tuple[np.ndarray, np.ndarray]:
     return fine / 3.0, coarse * 2.0 / 3.0
 
 
-def _segment(anchor: float, direction: float, s: float, R: float,
-             du: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Nodes z = anchor + direction s e^u, u in [_U0, log R] (geometric near the anchor, where
-    noise densities may have a cusp or a singular derivative, and out to distance s R), with
-    log Simpson weights (dz included), plus the anchor itself standing for [0, s e^_U0]."""
+def _segment(direction: float, s: float, R: float, du: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets direction s e^u from an anchor, u in [_U0, log R] (geometric near the anchor,
+    where noise densities may have a cusp or a singular derivative, and out to distance s R),
+    with log Simpson weights (dz included), plus the anchor itself (offset 0) standing for
+    [0, s e^_U0]."""
     U = math.log(R)
     if U - _U0 < 8 * du:  # a very short segment: uniform nodes in z
         n = 8
-        z = anchor + direction * s * R * np.linspace(0.0, 1.0, n + 1)
+        o = direction * s * R * np.linspace(0.0, 1.0, n + 1)
         fine, coarse = _simpson(n)
         lj = math.log(s * R / n)
-        return z, np.log(fine) + lj, np.log(np.maximum(coarse, 1e-300)) + lj - np.where(coarse > 0, 0, INF)
+        return o, np.log(fine) + lj, np.log(np.maximum(coarse, 1e-300)) + lj - np.where(coarse > 0, 0, INF)
     n = max(8, 4 * int(math.ceil((U - _U0) / du / 4)))
     u = np.linspace(_U0, U, n + 1)
     h = (U - _U0) / n
     fine, coarse = _simpson(n)
     with np.errstate(over="ignore"):
-        z = anchor + direction * s * np.exp(u)
+        o = direction * s * np.exp(u)
     log_jac = math.log(s) + u
     first = math.log(s) + _U0
     with np.errstate(divide="ignore"):
-        return (np.concatenate([[anchor], z]), np.concatenate([[first], np.log(fine * h) + log_jac]),
+        return (np.concatenate([[0.0], o]), np.concatenate([[first], np.log(fine * h) + log_jac]),
                 np.concatenate([[first], np.log(coarse * h) + log_jac]))
 
 
@@ -114,19 +121,22 @@ def quadrature_cells(p: Factor, q: Factor, breaks: Iterable[float], du: float) -
     at ``breaks`` (which include both locations) and step ``du`` in u."""
     s = min(p.scale, q.scale)
     b = np.unique(np.asarray(list(breaks), dtype=np.float64))
-    zs, fw, cw = [], [], []
+    anchors, offsets, fw, cw = [], [], [], []
     pieces = [(b[0], -1.0, _tail_extent(b[0], s, -1.0, (p.logpdf, q.logpdf))),
               (b[-1], 1.0, _tail_extent(b[-1], s, 1.0, (p.logpdf, q.logpdf)))]
     for lo, hi in zip(b[:-1], b[1:], strict=True):
         half = (0.5 * hi - 0.5 * lo) / s  # halves: no overflow between far breakpoints
         pieces += [(lo, 1.0, half), (hi, -1.0, half)]
     for anchor, direction, R in pieces:
-        z, a, c = _segment(float(anchor), direction, s, float(R), du)
-        zs.append(z)
+        o, a, c = _segment(direction, s, float(R), du)
+        anchors.append(np.full(o.size, float(anchor)))
+        offsets.append(o)
         fw.append(a)
         cw.append(c)
-    z = np.concatenate(zs)
-    lp, lq = p.logpdf(z), q.logpdf(z)
+    anchor_all, offset_all = np.concatenate(anchors), np.concatenate(offsets)
+    with np.errstate(over="ignore"):
+        z = anchor_all + offset_all
+    lp, lq = p.logpdf_near(anchor_all, offset_all), q.logpdf_near(anchor_all, offset_all)
     # Every noise law here has a positive density on the whole line: a -inf is an underflow
     # (mass below e^-745 at that node), so such nodes are dropped rather than read as q = 0.
     ok = (lp > -INF) & (lq > -INF) & np.isfinite(z)
