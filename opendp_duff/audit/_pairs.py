@@ -101,7 +101,7 @@ class QuadraturePart:
     def renyi(self, alpha: float, flip: bool) -> tuple[float, float]:
         c = self.cells(flip)
         if alpha != 1:
-            c = self.cells(flip, self._far_peak(c, alpha * c.lp + (1 - alpha) * c.lq))
+            c = self.cells(flip, self._integrand_breaks(flip, c, alpha))
         v = C.renyi(c.log_w, c.lp, c.lq, alpha)
         assert c.coarse_log_w is not None
         return C.with_error(v, C.renyi(c.coarse_log_w, c.lp, c.lq, alpha) if math.isfinite(v) else None)
@@ -114,16 +114,59 @@ class QuadraturePart:
         assert c.coarse_log_w is not None
         return C.with_error(C.hockey(c.log_w, c.lp, c.lq, eps), C.hockey(c.coarse_log_w, c.lp, c.lq, eps))
 
-    def _far_peak(self, cells: C.Cells, log_integrand: np.ndarray) -> tuple[float, ...]:
-        """The node where the integrand peaks, as an extra breakpoint if it lies more than two
-        scales from both locations (there the geometric nodes would be too coarse for it)."""
-        ok = np.isfinite(log_integrand)
-        if not ok.any():
+    def _integrand_breaks(self, flip: bool, cells: C.Cells, alpha: float) -> tuple[float, ...]:
+        """Extra breakpoints for the Renyi integrand p^alpha q^(1 - alpha), alpha > 1.
+
+        The nodes reach where both densities are below e^-1000, but the integrand may still
+        rise there (two Gaussians peak at (1 - alpha) times the shift): then a point beyond
+        its peak, where it has fallen by e^1000, is added.  Its peak, located by a bounded
+        optimisation between the nodes around the largest value, is added if it lies more
+        than two scales from both locations (the geometric nodes would be too coarse there).
+        """
+        a, b = self._laws(flip)
+
+        def g(t: float) -> float:
+            return alpha * a.at(t) + (1 - alpha) * b.at(t)
+        s = min(self.p.scale, self.q.scale)
+        z, v = self._sorted(cells, alpha * cells.lp + (1 - alpha) * cells.lq)
+        if z.size == 0:
             return ()
+        breaks: tuple[float, ...] = ()
+        k = int(np.argmax(v))
+        if k in (0, z.size - 1):  # still rising at the edge of the nodes: walk outwards
+            direction, top, R = (-1.0 if k == 0 else 1.0), float(v[k]), 30.0
+            while R < 1e300 / s:
+                t = float(z[k]) + direction * s * R
+                gt = g(t)
+                if not math.isfinite(gt):
+                    break
+                top = max(top, gt)
+                if gt < top - 1000.0:
+                    breaks = (t,)
+                    cells = self.cells(flip, breaks)
+                    z, v = self._sorted(cells, alpha * cells.lp + (1 - alpha) * cells.lq)
+                    k = int(np.argmax(v))
+                    break
+                R *= 10.0
+        lo, hi = float(z[max(k - 1, 0)]), float(z[min(k + 1, z.size - 1)])
+        peak = float(z[k])
+        if hi > lo:
+            with np.errstate(all="ignore"):
+                res = optimize.minimize_scalar(lambda t: -g(t) if math.isfinite(g(t)) else INF,
+                                               bounds=(lo, hi), method="bounded",
+                                               options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
+            if math.isfinite(res.fun) and -res.fun > v[k]:
+                peak = float(res.x)
+        near = min(abs(peak - self.p.loc), abs(peak - self.q.loc)) <= 2 * min(self.p.scale, self.q.scale)
+        return breaks if near else (*breaks, peak)
+
+    @staticmethod
+    def _sorted(cells: C.Cells, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes in increasing order with their finite values."""
         assert cells.z is not None
-        z = float(cells.z[ok][np.argmax(log_integrand[ok])])
-        near = min(abs(z - self.p.loc), abs(z - self.q.loc)) <= 2 * min(self.p.scale, self.q.scale)
-        return () if near else (z,)
+        ok = np.isfinite(values)
+        order = np.argsort(cells.z[ok])
+        return cells.z[ok][order], values[ok][order]
 
     def _crossings(self, flip: bool, cells: C.Cells, eps: float) -> list[float]:
         a, b = self._laws(flip)

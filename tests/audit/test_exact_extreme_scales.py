@@ -56,6 +56,16 @@ def test_gaussian_renyi_divergences_do_not_depend_on_magnitudes(x, x_prime, scal
         assert audit.within(g.map(abs(x_prime - x)))
 
 
+@pytest.mark.parametrize("x,x_prime,scale", [(0.0, 30.0, 1.0), (-1e308, 1e308, MAX / 2 ** 9)])
+def test_gaussian_renyi_at_large_alpha_times_shift(x, x_prime, scale):
+    """For alpha > 1 the integrand of two Gaussians peaks at (1 - alpha) shift, far beyond where
+    both densities are below e^-1000: the nodes must reach it (shifts of 30 and 570 scales)."""
+    shift = float((Fraction(x_prime) - Fraction(x)) / Fraction(scale))
+    audit = exact_privacy_loss(dp.m.make_gaussian(*ATOM, scale=scale), x, x_prime)
+    for alpha, d in audit.renyi.items():
+        assert d == pytest.approx(alpha * shift ** 2 / 2, rel=1e-9)
+
+
 def test_gaussian_vector_hockey_stick_with_huge_coordinates_and_any_sigma():
     """Isotropic Gaussian vectors: delta(eps) of N(0, s^2) against N(mu, s^2) (Balle & Wang,
     Theorem 8), with coordinates near the largest float and noise of sigma 2."""
