@@ -127,6 +127,10 @@ class QuadraturePart:
 
         def g(t: float) -> float:
             return alpha * a.at(t) + (1 - alpha) * b.at(t)
+
+        def neg_g(t: float) -> float:
+            v = g(t)
+            return -v if math.isfinite(v) else INF
         s = min(self.p.scale, self.q.scale)
         z, v = self._sorted(cells, alpha * cells.lp + (1 - alpha) * cells.lq)
         if z.size == 0:
@@ -152,8 +156,7 @@ class QuadraturePart:
         peak = float(z[k])
         if hi > lo:
             with np.errstate(all="ignore"):
-                res = optimize.minimize_scalar(lambda t: -g(t) if math.isfinite(g(t)) else INF,
-                                               bounds=(lo, hi), method="bounded",
+                res = optimize.minimize_scalar(neg_g, bounds=(lo, hi), method="bounded",
                                                options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
             if math.isfinite(res.fun) and -res.fun > v[k]:
                 peak = float(res.x)
