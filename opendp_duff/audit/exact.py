@@ -13,10 +13,11 @@ Discrete and piecewise-constant laws are compared by finite sums over the merged
 up to float rounding (tolerance 1e-9 absolute plus 1e-9 relative).  Location-scale laws are
 first standardised (z -> (z - loc) / scale with the locations and scales read exactly, so the
 result does not depend on their magnitude), then integrated numerically: composite Simpson's
-rule in w on each side of every breakpoint (the two locations, and for delta(eps) the points
-where p = e^eps q), with z = b +- s sinh(w), out to where both densities are below e^-1000 (or
+rule in u on each side of every breakpoint b (the two locations; for delta(eps) the points where
+p = e^eps q; for D_alpha the peak of p^alpha q^(1-alpha) when it lies far from both), with
+z = b +- s e^u, out to where both densities (and the D_alpha integrand) are below e^-1000 (or
 |z| ~ 1e300); the reported tolerance is the difference between that rule and the same rule on
-every other node (a conservative estimate of the error of the finer rule), plus 1e-9.  The
+every other node (an estimate, not a bound, of the error of the finer rule), plus 1e-9.  The
 largest log ratio of two location-scale densities is the maximum over those nodes refined by a
 bounded scalar optimisation.  Laws whose standardised locations differ by more than the largest
 float are treated as disjoint (infinite loss).
@@ -119,7 +120,7 @@ def exact_privacy_loss(meas: Measurement, x: Any, x_prime: Any, *, alphas: Itera
       int max(0, p - e^epsilon q) (pass ``epsilon``, or use ``audit.within(meas.map(d_in))``).
 
     Exact (float rounding only) for discrete and piecewise-constant laws; numerical
-    quadrature with step ``resolution`` (in (0, 0.5], in the sinh-mapped variable) for
+    quadrature with step ``resolution`` (in (0, 0.5], in u = log of the distance to a breakpoint) for
     location-scale laws, with the error estimate in ``tolerance`` (module docstring).
     ``alphas`` are numbers >= 1 (1 is the KL divergence).  Raises TypeError if ``meas`` is not
     a Measurement, MakeError if it has no ``output_law``, ValueError for a bad parameter or a
