@@ -198,13 +198,13 @@ class PiecewiseConstantLaw:
             if wide.any():
                 halves = (0.5 * zc - 0.5 * self.left) / (0.5 * self.right - 0.5 * self.left)
                 frac = np.where(wide, halves, frac)
-        frac = np.clip(np.nan_to_num(frac, nan=0.0), 0.0, 1.0)
+        frac = np.clip(frac, 0.0, 1.0)
         with np.errstate(under="ignore"):
             return (frac @ np.exp(self.log_masses())).reshape(z.shape)
 
 
 def _exact(v: Any) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(float(v))
+    return Fraction(v) if isinstance(v, (Fraction, int, float)) else Fraction(float(v))
 
 
 def _float(q: Fraction) -> float:
@@ -282,8 +282,8 @@ class LocationScaleLaw:
 
     @property
     def locs(self) -> np.ndarray:
-        """The locations as a 1-d float array (nearest floats)."""
-        return np.array([float(v) for v in self.exact_locs], dtype=np.float64)
+        """The locations as a 1-d float array (nearest floats, +-inf beyond the float range)."""
+        return np.array([_float(v) for v in self.exact_locs], dtype=np.float64)
 
     def logpdf(self, z: Any) -> np.ndarray:
         """log density of one coordinate's release at z (scalar law)."""
