@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.distributions import (SIGMA_MAX, ArsinhNormal, Gaussian, Laplace,
                                        LaplaceLogNormal, PolynomialTail, StudentT,
                                        UniformLogNormal)

@@ -16,7 +16,7 @@ import pytest
 import opendp_duff as dp
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 EPSILONS = [0.3, 0.5, 1.0]
 

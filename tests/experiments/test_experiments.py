@@ -15,7 +15,7 @@ from opendp_duff.experiments import __main__ as cli
 from opendp_duff.experiments import bun_steinke_means, duff_medians, real_medians
 from opendp_duff.experiments._common import pyplot
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 _CELL = re.compile(r"^-?\d+(\.\d+)?(e[+-]\d+)?$")
 

@@ -8,7 +8,7 @@ import opendp_duff as dp
 from opendp_duff.experiments import _batch
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 BOUNDS = (-10.0, 10.0)
 # a distinctive data value: no error message may contain it

@@ -15,8 +15,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
-from test_exact_noise import Recorder, replay_laplace
+from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
 from opendp_duff.measurements import _smooth_maps as sm
 

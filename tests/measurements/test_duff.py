@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.duff_utility import (duff_utility, quantile_costs, quantile_gap_levels,
                                       quantile_rational, quantile_step_function)
 from opendp_duff.measurements import duff as duff_mod

@@ -13,7 +13,7 @@ import opendp_duff as dp
 from opendp_duff.measurements.duff_mode import duff_mode_utility
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 INTS = dp.vector_domain(dp.atom_domain(T=int))
 FLOATS = dp.vector_domain(dp.atom_domain(T=float))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.samplers import exact as E
 from opendp_duff.samplers import seeded_rng_for_tests

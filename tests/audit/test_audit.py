@@ -22,7 +22,7 @@ from opendp_duff.distributions import Gaussian, Laplace
 from opendp_duff.errors import MakeError
 from opendp_duff.measurements.duff_mode import duff_mode_utility
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 FLOATS = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
 
@@ -424,7 +424,7 @@ def test_property_noisy_max_exact_loss_within_map(scores, data, scale):
 # ------------------------------------------------------------------ README examples
 
 def test_readme_audit_section_runs():
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text[text.index("## Auditing a mechanism"):]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert blocks

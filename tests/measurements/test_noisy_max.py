@@ -12,7 +12,7 @@ import opendp_duff as dp
 from opendp_duff import arithmetic as ar
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 make = dp.m.make_report_noisy_max_gumbel
 FLOATS = dp.vector_domain(dp.atom_domain(T=float))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.samplers import race as R
 from opendp_duff.samplers import seeded_rng_for_tests
 

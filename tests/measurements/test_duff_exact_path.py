@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.duff_utility import quantile_step_function
 from opendp_duff.measurements import duff as duff_mod

@@ -8,7 +8,7 @@ import opendp_duff as dp
 from opendp_duff import samplers
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 # KS / chi-square tests at level 1e-3, rerun once: false-failure rate about 1e-6 per test.
 ALPHA = 1e-3
