@@ -10,7 +10,6 @@ No test here is statistical: the random inputs are fixed by seeds and every chec
 import functools
 import itertools
 import math
-from collections import Counter
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
+from helpers import multiset_distance
 from opendp_duff import smooth_sensitivity as ssm
 
 getcontext().prec = 50
@@ -195,11 +195,6 @@ def _ls(f, y, neighbours):
     return max((abs(Fraction(f(z)) - fy) for z in neighbours(y)), default=Fraction(0))
 
 
-def _multiset_distance(x, y, change_one):
-    common = sum((Counter(x) & Counter(y)).values())
-    return len(x) - common if change_one else len(x) + len(y) - 2 * common
-
-
 @functools.lru_cache(maxsize=None)
 def _ls_table(f, sizes, change_one):
     """[(y, LS(y))] for every multiset y over UNIVERSE with |y| in sizes."""
@@ -211,7 +206,7 @@ def _ls_table(f, sizes, change_one):
 def _definition(f, x, t, sizes, change_one):
     best = Decimal(0)
     for y, ls in _ls_table(f, sizes, change_one):
-        d = _multiset_distance(tuple(x), y, change_one)
+        d = multiset_distance(tuple(x), y, change_one)
         best = max(best, (-Decimal(d) * Decimal(t)).exp() * Decimal(ls.numerator) / ls.denominator)
     return best
 
@@ -372,73 +367,3 @@ def test_accepts_lists_ints_and_clips():
     b = dp.smooth_sensitivity_median(np.array([0.0, 1.0, 2.0, 3.0]), 0.2, (0.0, 3.0))
     assert a == b
     assert ssm.smooth_sensitivity_median((0.5,), 1, (0, 1)) > 0
-
-
-# ------------------------------------------------------------------ metric conversions
-
-def _sized_space(metric, size=6):
-    return dp.vector_domain(dp.atom_domain(T=float), size=size), metric
-
-
-def test_symmetric_to_change_one_map_is_floor_half():
-    t = dp.t.make_symmetric_to_change_one(*_sized_space(dp.symmetric_distance()))
-    assert t.output_metric == dp.change_one_distance() and t.output_domain == t.input_domain
-    assert [t.map(d) for d in range(7)] == [0, 0, 1, 1, 2, 2, 3]
-    x = [3.0, 1.0, 2.0, 0.0, 5.0, 4.0]
-    assert t(x) is x
-
-
-def test_change_one_to_symmetric_map_is_double():
-    t = dp.t.make_change_one_to_symmetric(*_sized_space(dp.change_one_distance()))
-    assert t.output_metric == dp.symmetric_distance()
-    assert [t.map(d) for d in range(4)] == [0, 2, 4, 6]
-
-
-def test_metric_conversions_are_tight_on_brute_force_pairs():
-    """Every pair of size-3 multisets over a small universe: the change-one distance (least
-    substitutions) is exactly half the symmetric distance, so both maps are tight."""
-    sym = dp.t.make_symmetric_to_change_one(*_sized_space(dp.symmetric_distance(), 3))
-    c1 = dp.t.make_change_one_to_symmetric(*_sized_space(dp.change_one_distance(), 3))
-    universe = (0.0, 1.0, 2.0, 3.0)
-    sets = list(itertools.combinations_with_replacement(universe, 3))
-    for x in sets:
-        # least number of substitutions from x to every y, by breadth-first search
-        d_c1 = {x: 0}
-        frontier = [x]
-        while frontier:
-            nxt = []
-            for y in frontier:
-                for idx in range(3):
-                    for u in universe:
-                        z = tuple(sorted(y[:idx] + (u,) + y[idx + 1:]))
-                        if z not in d_c1:
-                            d_c1[z] = d_c1[y] + 1
-                            nxt.append(z)
-            frontier = nxt
-        for y in sets:
-            d_sym = _multiset_distance(x, y, False)
-            assert sym.map(d_sym) == d_c1[y] and c1.map(d_c1[y]) == d_sym
-            assert sym.map(d_sym + 1) == d_c1[y]  # an odd bound admits no more
-
-
-def test_metric_conversions_chain_both_ways():
-    space = _sized_space(dp.symmetric_distance(), 11)
-    chain = (space >> dp.t.then_symmetric_to_change_one() >> dp.t.then_clamp(bounds=(0.0, 1.0))
-             >> dp.t.then_change_one_to_symmetric() >> dp.t.then_sort())
-    assert chain.map(5) == 4 and chain.map(6) == 6
-    assert chain.output_metric == dp.symmetric_distance()
-    assert chain([0.5] * 11).tolist() == [0.5] * 11
-
-
-def test_metric_conversions_refuse_bad_spaces():
-    unsized = dp.vector_domain(dp.atom_domain(T=float))
-    with pytest.raises(ValueError, match="size"):
-        dp.t.make_symmetric_to_change_one(unsized, dp.symmetric_distance())
-    with pytest.raises(ValueError, match="size"):
-        dp.t.make_change_one_to_symmetric(unsized, dp.change_one_distance())
-    with pytest.raises(ValueError, match="input_metric"):
-        dp.t.make_symmetric_to_change_one(*_sized_space(dp.change_one_distance()))
-    with pytest.raises(ValueError, match="input_metric"):
-        dp.t.make_change_one_to_symmetric(*_sized_space(dp.symmetric_distance()))
-    with pytest.raises(TypeError):
-        dp.t.make_change_one_to_symmetric(dp.atom_domain(T=float), dp.change_one_distance())
