@@ -162,7 +162,7 @@ VARIANCE_CASES = [
 
 @pytest.mark.parametrize("dist,closed", VARIANCE_CASES, ids=[repr(c[0]) for c in VARIANCE_CASES])
 def test_variance_against_numerical_second_moment(dist, closed):
-    if closed is not None:                       # the paper's formula, typed in independently
+    if closed is not None:                       # [BS19] §3's formula, typed in independently
         assert dist.variance() == pytest.approx(closed, rel=1e-12)
     numeric = 2 * half_integral(lambda z: z * z * dist.pdf(z), 0.0, np.inf)
     assert dist.variance() == pytest.approx(numeric, rel=1e-6)

@@ -1,7 +1,7 @@
 """smooth_sensitivity_{median, quantile, trimmed_mean}: against brute forces.
 
 Three references, from the formula down to the definition:
-* ``formula_*``: Proposition 40 of file 004 (Bun & Steinke), max over k and l, O(n^2), in
+* ``formula_*``: [BS19] Proposition 40, max over k and l, O(n^2), in
   50-digit decimal arithmetic (so "the result is an upper bound" is checked exactly);
 * ``definition_*``: S^t(x) = max_y e^{-t d(x, y)} LS(y) by enumerating every dataset y over a
   small universe that contains the bounds and x's values, LS(y) by enumerating y's neighbours.
@@ -33,7 +33,7 @@ def _padded(x, lo, hi):
 
 
 def formula_trimmed(x, m, t, bounds):
-    """file 004 Prop 40 verbatim: 1/(n-2m) max_{k=0..n} e^{-kt} max_{l=0..k+1} ..."""
+    """[BS19] Proposition 40 verbatim: 1/(n-2m) max_{k=0..n} e^{-kt} max_{l=0..k+1} ..."""
     lo, hi = bounds
     n = len(x)
     X = _padded(x, lo, hi)
@@ -45,7 +45,7 @@ def formula_trimmed(x, m, t, bounds):
 
 
 def formula_order_stat(x, r, t, bounds):
-    """NRS07 §3.1 for the r-th order statistic: max_k e^{-kt} max_{l=0..k+1} x_(r+k+1-l) - x_(r-l)."""
+    """[NRS07] §3.1 for the r-th order statistic: max_k e^{-kt} max_{l=0..k+1} x_(r+k+1-l) - x_(r-l)."""
     lo, hi = bounds
     n = len(x)
     X = _padded(x, lo, hi)

@@ -2,7 +2,9 @@
 map(1) on random neighbours, and broken maps are caught) and the empirical lower bound.
 
 Random datasets come from fixed numpy generators (they are inputs, not releases); releases are
-drawn by the mechanisms themselves under ``seeded_rng_for_tests``.
+drawn by the mechanisms themselves under ``seeded_rng_for_tests``.  The empirical-bound tests are
+statistical: seeded (``rerun_once``), with Clopper-Pearson intervals at confidence 0.999, so each
+fails by chance with probability below 1e-6 after the rerun.
 """
 import math
 import pathlib
@@ -150,7 +152,7 @@ def test_gaussian_renyi_and_hockey_stick_match_closed_forms():
     for alpha, d in audit.renyi.items():   # D_alpha = alpha shift^2 / (2 sigma^2)
         assert d == pytest.approx(alpha * shift ** 2 / (2 * sigma ** 2), rel=1e-7, abs=1e-9)
     assert audit.value == pytest.approx(shift ** 2 / (2 * sigma ** 2), rel=1e-7)
-    for eps in (0.0, 0.3, 1.0):            # Balle & Wang (2018), Theorem 8
+    for eps in (0.0, 0.3, 1.0):            # Balle & Wang, ICML 2018, Theorem 8
         a, b = shift / (2 * sigma), eps * sigma / shift
         exact = stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b)
         got, err = audit.delta(eps)
@@ -165,7 +167,7 @@ def test_laplace_divergences_match_closed_forms():
     zc = attrs.evolve(lap, output_measure=dp.zero_concentrated_divergence())
     audit = exact_privacy_loss(zc, 0.0, 1.0)
     e = 1 / b
-    for alpha, d in audit.renyi.items():   # Mironov (2017), Table II
+    for alpha, d in audit.renyi.items():   # Mironov, "Renyi Differential Privacy", CSF 2017, Table II
         exact = math.log(alpha / (2 * alpha - 1) * math.exp((alpha - 1) * e)
                          + (alpha - 1) / (2 * alpha - 1) * math.exp(-alpha * e)) / (alpha - 1)
         assert d == pytest.approx(exact, rel=1e-6)
@@ -370,7 +372,7 @@ def test_empirical_bound_below_map_for_each_family():
 
 @rerun_once(seed=603)
 def test_empirical_bound_for_zcdp_with_delta():
-    """A Gaussian with rho = 1/2 is (rho + 2 sqrt(rho log(1/delta)), delta)-DP (Bun & Steinke, Prop 1.3)."""
+    """A Gaussian with rho = 1/2 is (rho + 2 sqrt(rho log(1/delta)), delta)-DP ([BS16] Proposition 1.3)."""
     g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
     delta = 1e-3
     rho = g.map(1.0)

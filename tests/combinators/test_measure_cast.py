@@ -30,7 +30,7 @@ def test_pure_to_zcdp():
 
 
 def gaussian_exact_epsilon(scale, delta):
-    """The exact (eps, delta) curve of the Gaussian mechanism, sensitivity 1 (Balle & Wang 2018)."""
+    """The exact (eps, delta) curve of the Gaussian mechanism, sensitivity 1 (Balle & Wang, ICML 2018, Theorem 8)."""
     def d(eps):
         return (stats.norm.cdf(-eps * scale + 1 / (2 * scale))
                 - math.exp(eps) * stats.norm.cdf(-eps * scale - 1 / (2 * scale)) - delta)
@@ -46,7 +46,7 @@ def test_zcdp_to_approx_is_valid_and_tighter_than_lemma9(scale, delta):
     eps = profile(delta)
     rho = 1 / (2 * scale ** 2)
     assert eps >= gaussian_exact_epsilon(scale, delta)       # valid: never below the truth
-    assert eps <= mc.zcdp_epsilon_lemma9(rho, delta)          # at least as good as Lemma 9
+    assert eps <= mc.zcdp_epsilon_lemma9(rho, delta)          # at least as good as [BS19] Lemma 9
 
 
 def test_lemma9_matches_formula_upward():

@@ -1,4 +1,4 @@
-"""make_duff_mean and its step function (Duff, file 000: Definition 8, section 4.1 "Means").
+"""make_duff_mean and its step function ([GM-Duff] Definition 8, §4.1 "Means").
 
 The reference is a brute force that knows nothing of the closed form: it
 enumerates every sub-multiset K of the data that is kept (the rest removed)
@@ -6,6 +6,8 @@ and every number a >= 1 of added records, and uses only the fact that a
 records in [lo, hi] can have any sum in [a lo, a hi]; the reachable means are
 then [(sum K + a lo)/(|K| + a), (sum K + a hi)/(|K| + a)] at cost
 (n - |K|) + a, computed with Fractions.
+
+The release-law tests are seeded (``rerun_once``): KS at level 1e-3, false-failure rate about 1e-6.
 """
 import itertools
 import math

@@ -1,5 +1,7 @@
 """make_gaussian: the exact map and its edge cases, bad input, and releases (never NaN, the exact
-sampler rounded once, the law by Kolmogorov-Smirnov)."""
+sampler rounded once, the law by Kolmogorov-Smirnov).
+
+The KS test is seeded (``rerun_once``), at level 1e-3: false-failure rate about 1e-6."""
 import math
 from fractions import Fraction
 

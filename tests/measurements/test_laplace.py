@@ -1,5 +1,7 @@
 """make_laplace: the exact map and its edge cases, bad input, and releases (never NaN, the exact
-sampler rounded once, the law by Kolmogorov-Smirnov)."""
+sampler rounded once, the law by Kolmogorov-Smirnov).
+
+The KS test is seeded (``rerun_once``), at level 1e-3: false-failure rate about 1e-6."""
 import math
 from fractions import Fraction
 
@@ -20,7 +22,7 @@ def laplace(scale):
     return dp.m.make_laplace(*ATOM, scale=scale)
 
 
-def test_issue_example():
+def test_scale_two_costs_half_per_unit_of_d_in():
     assert laplace(2.0).map(1.0) == 0.5
 
 

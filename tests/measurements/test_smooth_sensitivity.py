@@ -197,6 +197,7 @@ def test_baselines_meet_their_budget(name, delta):
 
 
 def test_smoothsens_eps_is_proposition_3():
+    # [GM-Duff] Proposition 3
     p = dp.m.smooth_parameters("polynomial_tail", size=101, epsilon=0.6, t=0.1, gamma=2.0)
     assert p["t"] == 0.1 and abs(p["s"] - 0.1) < 1e-9  # alpha = beta = eps / (2 (gamma + 1))
 
@@ -304,7 +305,8 @@ def test_laplace_audit_hockey_stick():
 
 
 def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
-    # Lemma "reduce" of the proof: for all neighbours, |w| <= s and |u| <= t_hat (brute force, n = 5)
+    # lem:reduce of proofs/measurements/smooth_sensitivity/smooth_common.inc: for all neighbours,
+    # |w| <= s and |u| <= t_hat (brute force, n = 5)
     n, t, bounds = 5, 0.3, (0.0, 1.0)
     th = t_hat(n, t)
     universe = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -434,13 +436,13 @@ def test_student_t_as_zcdp_through_the_combinator():
 
 
 @pytest.mark.parametrize("law,L", [
-    (D.UniformLogNormal(math.sqrt(2)), math.exp(3.0) * math.sqrt(1 / math.pi)),      # Lemma 24 at sigma = sqrt 2
+    (D.UniformLogNormal(math.sqrt(2)), math.exp(3.0) * math.sqrt(1 / math.pi)),      # [BS19] Lemma 24 at sigma = sqrt 2
     (D.UniformLogNormal(2.5), math.exp(1.5 * 6.25) * math.sqrt(2 / (math.pi * 6.25))),
-    (D.ArsinhNormal(2 / math.sqrt(3)), 2 / math.sqrt(3)),                             # Lemma 28
+    (D.ArsinhNormal(2 / math.sqrt(3)), 2 / math.sqrt(3)),                             # [BS19] Lemma 28
     (D.ArsinhNormal(0.3), 2 / 0.9 + 0.15),
-    (D.StudentT(3.0), 4 / (2 * math.sqrt(3))),                                       # Theorem 31, shift part
-    (D.PolynomialTail(2.0), 2.0),                                                    # proof of Theorem "poly"
-    (D.LaplaceLogNormal(0.5), math.exp(1.5 * 0.25)),                                 # Lemma 20
+    (D.StudentT(3.0), 4 / (2 * math.sqrt(3))),                                       # [BS19] Theorem 31, shift part
+    (D.PolynomialTail(2.0), 2.0),                                                    # smooth_common.inc, thm:poly
+    (D.LaplaceLogNormal(0.5), math.exp(1.5 * 0.25)),                                 # [BS19] Lemma 20
 ])
 def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
     # central differences of log f on a wide grid never exceed the constant the proof uses
@@ -469,7 +471,7 @@ def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k)
     assert got == math.inf or Dd(got) >= exact
 
 
-# ---- floating point: exact releases (proof section "Floating point") -------------------------
+# ---- floating point: exact releases (section "Floating point" of smooth_common.inc) ----------
 
 def test_trimmed_mean_release_uses_the_exact_mean():
     # np.mean of [-1e16, 1, 1, 1e16] is 0, the exact mean is 1/2; the noise scale here is ~5e-15

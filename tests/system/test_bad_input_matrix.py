@@ -1,4 +1,4 @@
-"""Issue 6, item 3: the bad-input matrix.
+"""The bad-input matrix.
 
 Part A -- every public constructor (and the public functions that take parameters) against
 each bad parameter value: NaN, +-inf, True, a string, None, negative, zero, 1e308, a
@@ -586,8 +586,8 @@ def _outcome(build, value, run=True):
 MATRIX = [(c, label, val) for c in CASES for label, val in BAD]
 MATRIX += [(c, label, None) for c in CASES for label in NP_LABELS]
 
-# Bugs found by this matrix in files owned by other work in progress; reported, and marked
-# strict so that the mark must be removed when they are fixed.
+# Parameter cases that fail today, each naming its bug, marked xfail(strict=True) so that the mark
+# must be removed when the bug is fixed.
 KNOWN_BUGS = {}  # parameter cases that fail today; each entry names the bug (none at present)
 
 
@@ -785,7 +785,7 @@ def test_clamp_maps_infinities_into_bounds_and_nan_to_lo():
 
 # Non-members (NaN in front of clamp): outside the contract.  We only require that the
 # interpreter survives: a release returns something or raises an ordinary Exception.
-# ``NAN_BEHAVIOUR`` records what each mechanism does (for the issue's report).
+# ``NAN_BEHAVIOUR`` records what each mechanism does (for inspection, not asserted).
 NAN_BEHAVIOUR = {}
 
 

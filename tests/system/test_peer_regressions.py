@@ -1,11 +1,11 @@
-"""Regression cases where other DP libraries failed (issue 6, item 3).
+"""Regression cases where other DP libraries failed.
 
-* diffprivlib issue 107 (IBM/differential-privacy-library): ``tools.quantile`` raised
+* diffprivlib GitHub #107 (IBM/differential-privacy-library): ``tools.quantile`` raised
   "Can't find a candidate to return" on 800,000 copies of 65,000 plus 200,000 random
   integers in [0, 500,000) for epsilon in {0.3, 0.5, 1}: every exponential-mechanism weight
   underflowed to 0.  Our races work in log space, so they must release normally -- and
   accurately.
-* smartnoise-sdk issue 572: ``[0] * 1492 + [1]``, a dataset that is nearly all one value.
+* smartnoise-sdk GitHub #572 (opendp/smartnoise-sdk): ``[0] * 1492 + [1]``, a dataset that is nearly all one value.
 
 Accuracy assertions are statistical: each is seeded, reruns once with another seed
 (``rerun_once``), and its false-failure probability is stated next to it.
@@ -93,7 +93,7 @@ def test_diffprivlib_107_other_releases(diffprivlib_107):
     assert abs(smooth(x.astype(np.float64)) - 65_000) < 1e-6
 
 
-# ---- smartnoise-sdk issue 572 ----------------------------------------------------------
+# ---- smartnoise-sdk GitHub #572 -------------------------------------------------------
 SMARTNOISE_572 = [0] * 1492 + [1]
 
 

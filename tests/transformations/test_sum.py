@@ -35,7 +35,7 @@ def test_sum_needs_bounds_and_size_and_no_overflow():
 
 
 def test_sum_sensitivity_holds_on_rounding_adversarial_neighbours():
-    # Casacuberta et al. 2022 style: many tiny values next to a large one make a naive
+    # [CSVW22]: many tiny values next to a large one make a naive
     # float sum move further than its idealised sensitivity.
     n, lo, hi = 1000, 0.0, 1e16
     t = dp.t.make_sum(sized(n, lo, hi), dp.change_one_distance())
