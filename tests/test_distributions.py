@@ -261,6 +261,7 @@ KS_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist,reference", KS_CASES, ids=[repr(c[0]) for c in KS_CASES])
 @rerun_once(seed=402)
 def test_sampler_ks(dist, reference):

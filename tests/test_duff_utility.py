@@ -5,6 +5,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from opendp_duff.duff_utility import (duff_utility, quantile_costs, quantile_gap_levels,
                                       quantile_rational)
@@ -46,6 +47,7 @@ def _bfs_utility(data, universe, alpha):
     return np.array([found[x] for x in universe])
 
 
+@pytest.mark.slow
 def test_closed_form_matches_brute_force():
     # universe: the bounds 0 and 3, every record value and every gap midpoint
     universe = [Fraction(k, 2) for k in range(7)]
@@ -105,6 +107,7 @@ def _search_cost(p, e, q, P, Q, R):
     return int(cost[ok].min()) if ok.any() else None
 
 
+@pytest.mark.slow
 def test_costs_against_exhaustive_search():
     rng = np.random.default_rng(12)
     odd = [Fraction(1, 3) + Fraction(1, 2 ** 40), Fraction(2, 3) - Fraction(7, 2 ** 45)]

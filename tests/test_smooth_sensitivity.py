@@ -91,6 +91,7 @@ BOUNDS = (-3.0, 3.0)
 TS = (1e-3, 0.05, 0.5, 3.0, 40.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TS)
 def test_median_and_quantiles_match_formula(t):
     for x in _datasets(1):
@@ -103,6 +104,7 @@ def test_median_and_quantiles_match_formula(t):
                         formula_order_stat(x, rq, t, BOUNDS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TS)
 def test_trimmed_mean_matches_formula(t):
     for x in _datasets(2):
@@ -225,6 +227,7 @@ def _tiny_datasets(n):
     return list(itertools.combinations_with_replacement(UNIVERSE, n))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4, 5))
 def test_median_equals_definition_change_one(n):
     for t in (0.1, 1.0):
@@ -238,6 +241,7 @@ def _order_statistic(rank):
     return lambda y: sorted(y)[rank - 1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (3, 4, 5))
 def test_quantile_equals_definition_change_one(n):
     for alpha in (0.2, 0.8, 1.0):
@@ -247,6 +251,7 @@ def test_quantile_equals_definition_change_one(n):
                         definition_change_one(_order_statistic(rank), x, 0.5))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4, 5))
 def test_trimmed_mean_equals_definition_change_one(n):
     t = 0.4
@@ -257,6 +262,7 @@ def test_trimmed_mean_equals_definition_change_one(n):
                         definition_change_one(f, x, t))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4))
 def test_median_equals_definition_symmetric(n):
     # the formula's last term comes from the empty dataset at distance n; sizes up to 2n + 1

@@ -278,6 +278,7 @@ SMOOTH_NOISES = [("student_t", {"d": 3}), ("polynomial_tail", {}), ("uln", {}), 
                  ("laplace", {"delta": 1e-3}), ("lln", {"sigma": 0.6})]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw", SMOOTH_NOISES, ids=[n for n, _ in SMOOTH_NOISES])
 def test_smooth_sensitivity_releases_within_map(noise, kw):
     rng = np.random.default_rng(6)
@@ -339,6 +340,7 @@ def test_law_errors_do_not_show_data():
 # with the rerun the false-failure rate is below 1e-6.  The "close to epsilon" check fails
 # only if the held-out bound is far below its expectation (probability far below 1e-6).
 
+@pytest.mark.slow
 @rerun_once(seed=601)
 def test_empirical_bound_is_near_tight_for_laplace():
     lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
@@ -346,6 +348,7 @@ def test_empirical_bound_is_near_tight_for_laplace():
     assert 0.5 * lap.map(1.0) < res.epsilon_lower_bound <= lap.map(1.0)
 
 
+@pytest.mark.slow
 @rerun_once(seed=602)
 def test_empirical_bound_below_map_for_each_family():
     space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
@@ -370,6 +373,7 @@ def test_empirical_bound_below_map_for_each_family():
     assert bounds[0] > 0.5
 
 
+@pytest.mark.slow
 @rerun_once(seed=603)
 def test_empirical_bound_for_zcdp_with_delta():
     """A Gaussian with rho = 1/2 is (rho + 2 sqrt(rho log(1/delta)), delta)-DP ([BS16] Proposition 1.3)."""
@@ -380,6 +384,7 @@ def test_empirical_bound_for_zcdp_with_delta():
     assert 0.0 < res.epsilon_lower_bound <= rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
+@pytest.mark.slow
 @rerun_once(seed=604)
 def test_empirical_bound_catches_a_broken_map():
     lap = broken(dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0))
@@ -425,6 +430,7 @@ def test_property_noisy_max_exact_loss_within_map(scores, data, scale):
 
 # ------------------------------------------------------------------ README examples
 
+@pytest.mark.slow
 def test_readme_audit_section_runs():
     text = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = text[text.index("## Auditing a mechanism"):]

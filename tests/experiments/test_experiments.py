@@ -57,6 +57,7 @@ def quick_results(tmp_path_factory):
     return out, results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_quick_tables_exist_and_are_finite(quick_results, name):
     out, _ = quick_results
@@ -72,6 +73,7 @@ def test_quick_tables_exist_and_are_finite(quick_results, name):
     assert (out / f"{stem}.json").exists()
 
 
+@pytest.mark.slow  # shares the module-scoped quick runs of every experiment
 def test_duff_medians_quick_has_paper_columns(quick_results):
     md = (quick_results[0] / "duff_medians.md").read_text()
     for paper_number in ("64.3", "22.6", "7.9", "14.8", "4.0", "1.2", "0.6", "0.3", "0.2", "187x", "130x", "15x"):
@@ -84,6 +86,7 @@ def test_duff_medians_quick_has_paper_columns(quick_results):
             assert res["privacy"][dname][eps]["ss_eps"] <= eps
 
 
+@pytest.mark.slow  # shares the module-scoped quick runs of every experiment
 def test_plots_when_matplotlib_present(quick_results, tmp_path):
     if pyplot() is None:
         pytest.skip("matplotlib (the optional plots extra) is not installed")
@@ -118,6 +121,7 @@ def _space(n, bounds):
     return dp.vector_domain(dp.atom_domain(T=float, bounds=bounds), size=n), dp.change_one_distance()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps", [0.25, 1.0])
 def test_baseline_parameters_match_make_smooth_median_baseline(eps):
     n, bounds, delta = 101, (0.0, 1.0), 0.01
@@ -154,6 +158,7 @@ def test_nrs_parameters_are_private_under_theorem_34(eps):
 # ---- batched releases follow the mechanisms' laws ------------------------------------------
 # Each check is a KS test at level 1e-3 (false-failure rate 1e-3, 1e-6 after the rerun).
 
+@pytest.mark.slow
 @rerun_once(2024)
 def test_batched_smooth_releases_follow_the_measurement():
     n, bounds = 201, (-10.0, 10.0)
@@ -170,6 +175,7 @@ def test_batched_smooth_releases_follow_the_measurement():
         assert stats.kstest((sample - med) / scale, law.cdf).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(77)
 def test_batched_duff_releases_follow_the_measurement():
     n, bounds, eps = 301, (-10.0, 10.0), 0.5
@@ -184,6 +190,7 @@ def test_batched_duff_releases_follow_the_measurement():
     assert stats.kstest(batched, lambda z: step.cdf(z, 2.0 / eps)).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(31)
 def test_bun_steinke_variance_decomposition_matches_real_releases():
     """n*MSE - 1 as the experiment computes it (trimming term via Basu's theorem + E[S^2] Var(Z)/s^2)

@@ -35,6 +35,7 @@ def _ks(samples, sf, scale):
     return stats.kstest(samples, lambda t: sf.cdf(t, scale)).pvalue
 
 
+@pytest.mark.slow
 @rerun_once(seed=301)
 def test_ks_median_against_exact_cdf():
     rng = np.random.default_rng(7)
@@ -46,6 +47,7 @@ def test_ks_median_against_exact_cdf():
         assert _ks(draws, sf, scale) > 1e-3, (n, scale)
 
 
+@pytest.mark.slow
 @rerun_once(seed=302)
 def test_ks_quantile_against_exact_cdf():
     rng = np.random.default_rng(8)
@@ -56,6 +58,7 @@ def test_ks_quantile_against_exact_cdf():
         assert _ks(draws, sf, 1.5) > 1e-3, alpha
 
 
+@pytest.mark.slow
 @rerun_once(seed=303)
 def test_ks_lazy_blocks_opened(monkeypatch):
     # a negative tail makes the explicit window tiny, so the far blocks win often:
@@ -71,6 +74,7 @@ def test_ks_lazy_blocks_opened(monkeypatch):
         assert _ks(draws, sf, scale) > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(seed=305)
 def test_ks_lazy_blocks_with_ties(monkeypatch):
     # ties make the window's gaps empty or low, so the top live level sits in a block
@@ -162,6 +166,7 @@ ROBUST = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ROBUST))
 @pytest.mark.parametrize("alpha", [None, 0.1, 0.95])
 def test_robust_releases(name, alpha):

@@ -83,6 +83,7 @@ def test_duff_releases_use_the_exact_samplers(monkeypatch):
     assert np.all((out >= -5) & (out <= 5)) and -5 <= mean <= 5
 
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_common_case_bytes_are_the_float_paths():
     # one 8-byte draw per live competitor (window gaps + live far blocks) and one for the
     # uniform, unless the (rare) decimal refinement ran
@@ -102,6 +103,7 @@ def test_common_case_bytes_are_the_float_paths():
     assert sum(s == 8 * (n_c + 1) for s in sizes) >= 198
 
 
+@pytest.mark.slow
 @rerun_once(seed=801)
 def test_forced_refinement_duff_quantile_is_uniform_at_scale_inf():
     # scale inf: the law is uniform on [0, 8]; gaps of equal integer width have exactly
@@ -121,6 +123,7 @@ def test_forced_refinement_duff_quantile_is_uniform_at_scale_inf():
     assert chi2_ok(np.bincount(gaps, minlength=8), np.full(8, 1 / 8))
 
 
+@pytest.mark.slow
 @rerun_once(seed=802)
 def test_forced_refinement_step_function_equal_weights():
     left = np.array([0.0, 1.0, 2.0, 3.0])
@@ -136,6 +139,7 @@ def test_forced_refinement_step_function_equal_weights():
     assert chi2_ok(np.bincount(np.floor(out).astype(int), minlength=4), np.full(4, 0.25))
 
 
+@pytest.mark.slow
 @rerun_once(seed=803)
 def test_ks_duff_median_exact_path_against_exact_cdf():
     rng = np.random.default_rng(5)
@@ -146,6 +150,7 @@ def test_ks_duff_median_exact_path_against_exact_cdf():
         assert stats.kstest(draws, lambda t: sf.cdf(t, scale)).pvalue > ALPHA, (n, scale)
 
 
+@pytest.mark.slow
 @rerun_once(seed=804)
 def test_ks_far_blocks_materialised(monkeypatch):
     # a negative tail shrinks the window so the lazy far blocks are materialised often
@@ -183,6 +188,7 @@ ROBUST = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(ROBUST)))
 @pytest.mark.parametrize("scale", [0.0, 1e-300, 2e-6, 2.0, math.inf])
 def test_robust_exact_releases(case, scale):

@@ -79,6 +79,7 @@ EXACT_CASES = [((0, 8), list(range(0, 9))), ((-3, 5), list(range(-3, 6))),
                ((0, 1), [0, 0.25, 0.5, 0.75, 1]), ((2, 3), [2, 2.5, 3])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds,grid", EXACT_CASES)
 def test_step_function_equals_brute_force(bounds, grid):
     rng = random.Random(f"values {bounds}")
@@ -112,6 +113,7 @@ def test_level_set_ends_equal_brute_force(bounds, grid):
             assert abs(Fraction(float(upper[k - 1])) - bu) <= tol, (data, k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds", [(0.0, 6.0), (0.1, 0.7), (-2.5, 1e3)])
 def test_off_grid_data_within_grid_rounding(bounds):
     # Off the dyadic grid the records are first rounded to lo + j (hi - lo) 2^-32, which moves
@@ -303,6 +305,7 @@ KS_CASES = [([1.0, 3.0], (0.0, 4.0), 1.0), ([0.0] * 4, (0.0, 1.0), 0.7),
             (list(np.linspace(0.0, 10.0, 40)), (0.0, 10.0), 4.0), ([], (-2.0, 2.0), 1.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data,bounds,scale", KS_CASES)
 @rerun_once(seed=3301)
 def test_releases_follow_exact_cdf(data, bounds, scale):

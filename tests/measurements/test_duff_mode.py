@@ -85,6 +85,7 @@ def release_logprobs(x, cands, scale):
     return u / scale - special.logsumexp(u / scale)
 
 
+@pytest.mark.slow
 def test_exact_privacy_loss_between_random_neighbours():
     rng = np.random.default_rng(17)
     cands, universe = [0, 1, 2, 3], np.arange(6)        # 4 and 5 are not candidates
@@ -125,6 +126,7 @@ def test_map_values_exact():
 
 # ---------------------------------------------------------------- release law
 
+@pytest.mark.slow
 @rerun_once(seed=401)
 def test_releases_follow_softmax_of_the_utility():
     x = [1] * 5 + [2] * 4 + [3] * 2 + [8] * 6

@@ -91,6 +91,7 @@ def test_release_is_the_exact_sampler_rounded_once(make, noise):
         assert a == b
 
 
+@pytest.mark.slow
 @rerun_once(seed=15)
 def test_gaussian_mechanism_release_ks():
     m = dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float)), dp.l2_distance(), scale=0.5)

@@ -116,6 +116,7 @@ def test_tiny_scale_release_rounds_to_the_input():
         assert all(laplace(1e-300)(0.1) == 0.1 for _ in range(20))
 
 
+@pytest.mark.slow
 @rerun_once(seed=14)
 def test_laplace_mechanism_release_ks():
     m = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float)), dp.l1_distance(), scale=3.0)

@@ -241,6 +241,7 @@ def renyi(lp, lq, weights, alpha):
 ALPHAS = (1.5, 2, 5, 10, 50)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,t", [("lln", 0.05), ("lln", 0.4), ("uln", 0.05), ("arsinh_normal", 0.05),
                                      ("arsinh_normal", 0.2)])
 def test_zcdp_audit_worst_cases(noise, t):
@@ -260,6 +261,7 @@ def test_zcdp_audit_worst_cases(noise, t):
                 assert d <= rho * alpha * (1 + 1e-6) + 1e-9, (noise, u, w, alpha, d, rho * alpha)
 
 
+@pytest.mark.slow
 def test_zcdp_audit_is_not_vacuous():
     # a shift three times larger than the map allows must break the LLN bound at some alpha
     p = dp.m.smooth_parameters("lln", size=101, epsilon=1.0, t=0.05)
@@ -304,6 +306,7 @@ def test_laplace_audit_hockey_stick():
     assert np.sum(np.maximum(0.0, q - math.exp(eps / 10) * p)) * dy > dlt
 
 
+@pytest.mark.slow
 def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
     # lem:reduce of proofs/measurements/smooth_sensitivity/smooth_common.inc: for all neighbours,
     # |w| <= s and |u| <= t_hat (brute force, n = 5)
@@ -321,6 +324,7 @@ def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
             assert gy <= math.exp(th) * gx
 
 
+@pytest.mark.slow
 def test_end_to_end_audit_on_neighbouring_datasets():
     n, bounds = 9, (0.0, 1.0)
     p = dp.m.smooth_parameters("lln", size=n, epsilon=1.0, t=0.2)
@@ -338,6 +342,7 @@ def test_end_to_end_audit_on_neighbouring_datasets():
             assert renyi(lp, lq, wts, alpha) <= rho * alpha * (1 + 1e-6) + 1e-9
 
 
+@pytest.mark.slow
 @rerun_once(seed=4101)
 def test_release_is_statistic_plus_scaled_noise():
     # KS at level 1e-3: false-failure rate 1e-3 per attempt (1e-6 with the rerun).
@@ -412,6 +417,7 @@ def test_bad_helper_and_baseline_input():
 
 # ---- releases are never NaN ------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw", [("lln", dict(sigma=0.5)), ("uln", {}), ("arsinh_normal", {}),
                                       ("student_t", {}), ("polynomial_tail", {}), ("laplace", dict(delta=1e-6))])
 def test_releases_are_finite_on_edge_members(noise, kw):
@@ -435,6 +441,7 @@ def test_student_t_as_zcdp_through_the_combinator():
     assert z.map(1) <= m.map(1) ** 2 / 2 * (1 + 1e-15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law,L", [
     (D.UniformLogNormal(math.sqrt(2)), math.exp(3.0) * math.sqrt(1 / math.pi)),      # [BS19] Lemma 24 at sigma = sqrt 2
     (D.UniformLogNormal(2.5), math.exp(1.5 * 6.25) * math.sqrt(2 / (math.pi * 6.25))),
@@ -473,6 +480,7 @@ def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k)
 
 # ---- floating point: exact releases (section "Floating point" of smooth_common.inc) ----------
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_trimmed_mean_release_uses_the_exact_mean():
     # np.mean of [-1e16, 1, 1, 1e16] is 0, the exact mean is 1/2; the noise scale here is ~5e-15
     # (s = 1e30), so the release is within 1e-6 of 1/2 unless |Z| > 2e8 (probability < 1e-80).
@@ -484,6 +492,7 @@ def test_trimmed_mean_release_uses_the_exact_mean():
         assert all(abs(m(x) - 0.5) < 1e-6 for _ in range(20))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw,law", [("uln", {}, D.UniformLogNormal(sm.ULN_SIGMA)),
                                           ("arsinh_normal", {}, D.ArsinhNormal(sm.ARSINH_SIGMA)),
                                           ("polynomial_tail", dict(gamma=3.0), D.PolynomialTail(3.0)),

@@ -66,6 +66,7 @@ def test_same_seed_gives_the_measurements_releases(statistic, m, params):
 
 
 # KS tests at level 1e-3 (false-failure rate 1e-3 per test, 1e-6 after the rerun).
+@pytest.mark.slow
 @rerun_once(505)
 @pytest.mark.parametrize("statistic, m, params", [CASES[0], CASES[3]])
 def test_batched_draws_follow_the_release_law(statistic, m, params):

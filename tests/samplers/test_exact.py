@@ -66,6 +66,7 @@ def with_source(src, f):
 
 # ----------------------------------------------------------------------------- the race
 
+@pytest.mark.slow
 @rerun_once(seed=601)
 def test_race_matches_softmax():
     w = np.array([0.0, 1.0, -1.0, -np.inf, 2.0, -30.0, 0.5])
@@ -74,6 +75,7 @@ def test_race_matches_softmax():
     assert chi2_ok(c, softmax(w))
 
 
+@pytest.mark.slow
 @rerun_once(seed=602)
 @pytest.mark.parametrize("gap", [0.0, 1e-15])
 def test_near_ties_are_uniform(gap):
@@ -117,6 +119,7 @@ def test_infinite_weights():
         E.exact_gumbel_race([0.0], denom=0.0)
 
 
+@pytest.mark.slow
 @rerun_once(seed=606)
 def test_step_weights_with_lengths_and_groups():
     # Duff-style weights (right - left) * exp(level / scale), grouped as items + blocks;
@@ -139,6 +142,7 @@ def test_step_weights_with_lengths_and_groups():
         assert chi2_ok(np.bincount(bins[d], minlength=12), ref)
 
 
+@pytest.mark.slow
 @rerun_once(seed=607)
 def test_large_block_is_opened_in_chunks():
     n = 20000
@@ -151,6 +155,7 @@ def test_large_block_is_opened_in_chunks():
     assert chi2_ok(np.bincount(bins[d], minlength=10), np.bincount(bins, weights=p, minlength=10))
 
 
+@pytest.mark.slow
 @rerun_once(seed=608)
 def test_lazy_far_block_upper_bound_only():
     # a block far below the items: only its cheap upper bound is ever needed
@@ -166,6 +171,7 @@ def test_lazy_far_block_upper_bound_only():
     assert chi2_ok(np.bincount(np.minimum(d, 1), minlength=2), [0.5, 0.5])
 
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_common_case_draws_the_float_path_bytes():
     # 8 bytes per competitor, as uniform_open / gumbel_argmax, unless decimal refinement ran
     w = np.random.default_rng(1).normal(size=50)
@@ -186,6 +192,7 @@ def test_common_case_draws_the_float_path_bytes():
         assert src.count - before in (8, 16, 24)
 
 
+@pytest.mark.slow
 @rerun_once(seed=610)
 def test_forced_refinement_equal_weights():
     # every competitor gets the SAME first 64 bits: floats cannot decide, the decimal
@@ -203,6 +210,7 @@ def test_forced_refinement_equal_weights():
     assert chi2_ok(c, [1 / 3] * 3)
 
 
+@pytest.mark.slow
 @rerun_once(seed=611)
 def test_forced_refinement_tiny_weight_gap():
     # Same 64-bit prefix I = [a, a + 2^-64) for both; G is linear on I to 1e-19 relative,
@@ -234,6 +242,7 @@ def test_forced_refinement_tiny_weight_gap():
     assert chi2_ok(c, [p0, 1 - p0])
 
 
+@pytest.mark.slow
 @rerun_once(seed=614)
 @pytest.mark.parametrize("prefix", [b"\x00" * 8, b"\xff" * 8])
 def test_extreme_prefixes_many_competitors(prefix):
@@ -254,6 +263,7 @@ def test_extreme_prefixes_many_competitors(prefix):
     assert chi2_ok(np.bincount(d // 14, minlength=5), [0.2] * 5)
 
 
+@pytest.mark.slow
 @rerun_once(seed=615)
 def test_screening_with_overflow_and_lengths():
     # > 64 singletons take the screening path; overflowing differences keep rigorous bounds
@@ -401,6 +411,7 @@ def test_psrn_refinement_keeps_the_interval():
 
 # ----------------------------------------------------------------------------- lazy blocks
 
+@pytest.mark.slow
 @rerun_once(seed=630)
 def test_lazy_blocks_match_softmax():
     # items plus two lazy blocks whose bounds are (max level, span); one block is far below

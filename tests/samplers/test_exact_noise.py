@@ -44,6 +44,7 @@ KS_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,shape,cdf", KS_CASES)
 @rerun_once(seed=6201)
 def test_constructions_have_the_right_law(noise, shape, cdf):
@@ -144,6 +145,7 @@ def test_extremes_saturate_and_are_never_nan(noise, shape):
 
 # ---- the exact mean ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(floats, min_size=1, max_size=60), st.booleans())
 def test_exact_mean_is_the_rational_mean(xs, sort):

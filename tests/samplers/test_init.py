@@ -59,6 +59,7 @@ def test_gumbel_and_exponential_samplers_ks():
     assert stats.kstest(samplers.standard_exponential(20_000), stats.expon.cdf).pvalue > ALPHA
 
 
+@pytest.mark.slow
 @rerun_once(seed=16)
 def test_gumbel_argmax_matches_softmax():
     w = np.array([0.0, 1.0, -1.0, 2.0, -np.inf])

@@ -819,6 +819,7 @@ FAMILIES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", [pytest.param(f, marks=[m] if m else [])
                                     for f, (_, m) in FAMILIES.items()])
 def test_release_on_ten_million_duplicates(family):

@@ -42,6 +42,7 @@ def _records_between(sorted_x, value, alpha):
     return max(0, int(np.searchsorted(sorted_x, hi, side="left")) - int(np.searchsorted(sorted_x, lo, side="right")))
 
 
+@pytest.mark.slow
 @rerun_once(107)
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_diffprivlib_107_duff_median_is_accurate(diffprivlib_107, epsilon):
@@ -74,6 +75,7 @@ def test_diffprivlib_107_duff_quantile_rank_accuracy(diffprivlib_107, alpha):
     assert _records_between(sorted_x, out, alpha) <= 2_000, (out, alpha)
 
 
+@pytest.mark.slow
 @rerun_once(1071)
 def test_diffprivlib_107_other_releases(diffprivlib_107):
     """Mean, mode and a smooth-sensitivity median on the same data.  Mean: the true mean

@@ -137,6 +137,7 @@ def _le(a, b):
 
 
 # --------------------------------------------------------------------------- monotone + check
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MEASUREMENTS) + list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
@@ -262,6 +263,7 @@ def member_strategy(domain):
     return lists
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
@@ -272,6 +274,7 @@ def test_transformation_output_is_in_its_output_domain(name, data):
     assert t.output_domain.member(t(x)), (x, t(x), t.output_domain)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in MEASUREMENTS if not n.startswith(("laplace", "gaussian"))
                                   and not n.startswith(("noisy_max", "zCDP", "fix_delta"))])
 @settings(max_examples=10, deadline=None)
@@ -353,6 +356,7 @@ def output_distance(t, y, y2):
     return sym // 2   # same-size multisets: the fewest substitutions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
