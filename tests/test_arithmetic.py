@@ -25,7 +25,7 @@ def floats(n):
 ])
 def test_basic_ops_round_up_tightly(op, exact):
     xs, ys = floats(300), floats(300)
-    for a, b in zip(xs, ys):
+    for a, b in zip(xs, ys, strict=True):
         got, q = op(a, b), exact(a, b)
         if math.isinf(got):
             assert q > Fraction(ar.MAX)
@@ -35,7 +35,7 @@ def test_basic_ops_round_up_tightly(op, exact):
 
 
 def test_down_is_mirror():
-    for a, b in zip(floats(200), floats(200)):
+    for a, b in zip(floats(200), floats(200), strict=True):
         q = Fraction(a) / Fraction(b)
         got = ar.div_down(a, b)
         if not math.isinf(got) and got != ar.MAX:

@@ -39,7 +39,7 @@ def formula_trimmed(x, m, t, bounds):
     X = _padded(x, lo, hi)
     best = Decimal(0)
     for k in range(n + 1):
-        inner = max(X(n - m + 1 + k - l) - X(m + 1 - l) for l in range(k + 2))
+        inner = max(X(n - m + 1 + k - ell) - X(m + 1 - ell) for ell in range(k + 2))
         best = max(best, (-Decimal(k) * Decimal(t)).exp() * inner)
     return best / (n - 2 * m)
 
@@ -51,7 +51,7 @@ def formula_order_stat(x, r, t, bounds):
     X = _padded(x, lo, hi)
     best = Decimal(0)
     for k in range(n + 1):
-        inner = max(X(r + k + 1 - l) - X(r - l) for l in range(k + 2))
+        inner = max(X(r + k + 1 - ell) - X(r - ell) for ell in range(k + 2))
         best = max(best, (-Decimal(k) * Decimal(t)).exp() * inner)
     return best
 

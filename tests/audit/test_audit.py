@@ -209,7 +209,7 @@ def _check(meas, pairs, d_in=1, **kw):
 def test_laplace_and_gaussian_within_map():
     rng = np.random.default_rng(2)
     atom = dp.atom_domain(T=float), dp.absolute_distance(T=float)
-    pairs = [(float(a), float(a + d)) for a, d in zip(rng.normal(0, 5, 6), rng.uniform(-1, 1, 6))]
+    pairs = [(float(a), float(a + d)) for a, d in zip(rng.normal(0, 5, 6), rng.uniform(-1, 1, 6), strict=True)]
     lap = dp.m.make_laplace(*atom, scale=0.7)
     assert _check(lap, pairs + [(0.0, 1.0)]) == pytest.approx(1 / 0.7, rel=1e-9)  # tight at distance 1
     _check(dp.m.make_gaussian(*atom, scale=0.7), pairs)
@@ -424,7 +424,7 @@ def test_property_noisy_max_exact_loss_within_map(scores, data, scale):
     shift = data.draw(st.floats(-5, 5))
     m = dp.m.make_report_noisy_max_gumbel(dp.vector_domain(dp.atom_domain(T=float)), dp.inf_difference_distance(),
                                           scale=scale)
-    xp = [s + d + shift for s, d in zip(scores, step)]    # inf-difference distance <= 1
+    xp = [s + d + shift for s, d in zip(scores, step, strict=True)]    # inf-difference distance <= 1
     assert exact_privacy_loss(m, scores, xp).within(m.map(1.0))
 
 

@@ -21,13 +21,17 @@ def test_binary_search_smallest_scale():
 
 def test_binary_search_largest_epsilon_like_parameter():
     # check passes for small parameters here: the search returns the largest passing one
-    make = lambda inv: lap(1.0 / inv) if inv > 0 else lap(math.inf)
+    def make(inv):
+        return lap(1.0 / inv) if inv > 0 else lap(math.inf)
+
     inv = dp.binary_search_param(make, d_in=1.0, d_out=0.25, bounds=(0.0, 10.0))
     assert make(inv).check(1.0, 0.25) and not make(math.nextafter(inv, 11)).check(1.0, 0.25)
 
 
 def test_binary_search_integer_and_errors():
-    make = lambda k: dp.c.make_composition([lap(1.0)] * k)
+    def make(k):
+        return dp.c.make_composition([lap(1.0)] * k)
+
     k = dp.binary_search_param(make, d_in=1.0, d_out=5.0, bounds=(1, 100), T=int)
     assert k == 5
     with pytest.raises(ValueError, match="straddle"):

@@ -147,7 +147,7 @@ def test_ks_duff_median_exact_path_against_exact_cdf():
         x = np.sort(rng.normal(size=n).clip(-3, 3))
         sf = quantile_step_function(x, (-3.0, 3.0), 0.5)
         draws = duff_quantile_sample(x, (-3.0, 3.0), 0.5, scale, size=1500)
-        assert stats.kstest(draws, lambda t: sf.cdf(t, scale)).pvalue > ALPHA, (n, scale)
+        assert stats.kstest(draws, lambda t, sf=sf, scale=scale: sf.cdf(t, scale)).pvalue > ALPHA, (n, scale)
 
 
 @pytest.mark.slow

@@ -49,16 +49,16 @@ def brute_intervals(data, lo, hi):
 
 
 def brute_u(x, intervals):
-    return -min(c for l, h, c in intervals if l <= x <= h)
+    return -min(c for a, b, c in intervals if a <= x <= b)
 
 
 def brute_level_set(k, intervals):
     """{x : brute_u(x) >= -k} as (lower, upper), checking that it is one interval."""
-    ivs = sorted((l, h) for l, h, c in intervals if c <= k)
+    ivs = sorted((a, b) for a, b, c in intervals if c <= k)
     reach = ivs[0][1]
-    for l, h in ivs[1:]:
-        assert l <= reach, "brute-force level set is not an interval"
-        reach = max(reach, h)
+    for a, b in ivs[1:]:
+        assert a <= reach, "brute-force level set is not an interval"
+        reach = max(reach, b)
     return ivs[0][0], reach
 
 
@@ -88,7 +88,7 @@ def test_step_function_equals_brute_force(bounds, grid):
         data = random_dataset(rng, lo, hi, 6, grid)
         ivs = brute_intervals(data, lo, hi)
         pieces = duff_mean_step_function(np.array(data, dtype=float), (float(lo), float(hi)))
-        ends = sorted({e for l, h, _ in ivs for e in (l, h)})
+        ends = sorted({e for a, b, _ in ivs for e in (a, b)})
         for _ in range(60):
             x = Fraction(rng.random()) * (hi - lo) + lo
             if min(abs(x - e) for e in ends) < Fraction(1, 10 ** 9):
@@ -124,7 +124,7 @@ def test_off_grid_data_within_grid_rounding(bounds):
         data = sorted(rng.uniform(lo, hi) for _ in range(rng.randint(0, 5)))
         ivs = brute_intervals(data, lo, hi)
         pieces = duff_mean_step_function(np.array(data), bounds)
-        ends = sorted({e for l, h, _ in ivs for e in (l, h)})
+        ends = sorted({e for a, b, _ in ivs for e in (a, b)})
         margin = Fraction(hi - lo) * Fraction(1, 2 ** 28)
         for _ in range(60):
             x = Fraction(rng.uniform(lo, hi))
@@ -182,7 +182,7 @@ def test_int64_and_exact_python_int_paths_agree(monkeypatch):
         monkeypatch.setattr(dm, "_INT64_MAX_N", 0)  # force dtype=object
         slow = duff_mean_step_function(y, (-3.0, 9.5))
         monkeypatch.undo()
-        assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
+        assert all(np.array_equal(a, b) for a, b in zip(fast, slow, strict=True))
 
 
 def test_prefix_rule_equals_minimum_over_all_removals():
@@ -235,8 +235,8 @@ def exact_density_ratio_bound(p, q):
     """max over x of dens_p(x)/dens_q(x), exactly, for the base-2 mechanism exp(u ln2)
     (scale = 1/ln 2), i.e. density 2^u / sum(width 2^u)."""
     def z(pieces):
-        return sum((Fraction(float(r)) - Fraction(float(l))) * Fraction(2) ** int(k)
-                   for l, r, k in zip(*pieces))
+        return sum((Fraction(float(b)) - Fraction(float(a))) * Fraction(2) ** int(k)
+                   for a, b, k in zip(*pieces, strict=True))
     zp, zq = z(p), z(q)
     mids, ok = merged_midpoints(p, q)
     return max(Fraction(2) ** u_of(p, t) / zp / (Fraction(2) ** u_of(q, t) / zq)
@@ -264,7 +264,7 @@ def test_float_density_log_ratio_within_map():
             p, q = duff_mean_step_function(x, (0.0, 1.0)), duff_mean_step_function(x2, (0.0, 1.0))
             mids, ok = merged_midpoints(p, q)
 
-            def logdens(pc, t):
+            def logdens(pc, t, scale=scale):
                 lw = np.log(pc[1] - pc[0]) + pc[2] / scale
                 m = lw.max()
                 return u_of(pc, t) / scale - (m + math.log(np.exp(lw - m).sum()))

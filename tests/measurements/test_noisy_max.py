@@ -118,7 +118,7 @@ def test_exact_privacy_loss_of_random_neighbours_within_map(kind):
     rng = np.random.default_rng(7)
     metric, factor = {"infdiff": METRICS[0], "monotonic": METRICS[1], "linf": METRICS[2]}[kind]
     worst = 0.0
-    for trial in range(400):
+    for _ in range(400):
         k = int(rng.integers(2, 7))
         scale = float(rng.choice([0.1, 0.5, 1.0, 3.0]))
         s = rng.normal(0, 3, size=k)

@@ -137,7 +137,7 @@ def test_step_weights_with_lengths_and_groups():
     bins = np.minimum((np.cumsum(p) * 12).astype(int), 11)  # 12 cells of ~equal mass
     ref = np.bincount(bins, weights=p, minlength=12)
     for groups in (None, [0, 1, 2, 3, 50, 51, 200]):
-        d = draws(3000, lambda: E.exact_gumbel_race(levels, scale, left, right, groups=groups))
+        d = draws(3000, lambda groups=groups: E.exact_gumbel_race(levels, scale, left, right, groups=groups))
         assert not np.any(d == 5)
         assert chi2_ok(np.bincount(bins[d], minlength=12), ref)
 
@@ -182,7 +182,7 @@ def test_common_case_draws_the_float_path_bytes():
         plain = 0
         for _ in range(300):
             st, before = {}, src.count
-            with_source(src, lambda: E.exact_gumbel_race(w, stats=st))
+            with_source(src, lambda st=st: E.exact_gumbel_race(w, stats=st))
             if "decimal_refined" not in st:
                 assert src.count - before == ref.count == 8 * w.size
                 plain += 1

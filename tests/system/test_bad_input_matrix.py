@@ -35,6 +35,7 @@ from opendp_duff.samplers import seeded_rng_for_tests
 # --------------------------------------------------------------------------- shared data
 # Distinctive values: an error message that quotes the data would contain one of these.
 SECRET = [3.14159271, 2.71828183, 1.41421357, 9.87654321, 0.57721566]
+N_SECRET = len(SECRET)
 SECRET_TEXT = ["3.14159", "2.71828", "1.41421", "9.87654", "0.57721"]
 LO, HI = 0.0, 10.0
 
@@ -76,7 +77,7 @@ def bounded_sorted(lo=LO, hi=HI, size=None, metric=None):
     return dom, metric or dp.symmetric_distance()
 
 
-def sized(n=len(SECRET), metric=None):
+def sized(n=N_SECRET, metric=None):
     """clamp >> sort on vectors of public size n (the smooth-sensitivity input space)."""
     dom = dp.vector_domain(dp.atom_domain(T=float), size=n)
     return (dom, metric or dp.change_one_distance()) >> dp.t.then_clamp(bounds=(LO, HI)) >> dp.t.then_sort()

@@ -403,5 +403,5 @@ def test_zcdp_to_approx_dp_is_monotone_at_tiny_rho(delta):
     d_ins = [0.0, 5e-324, 1e-320, 1e-300, 1e-150, 1e-9, 1e-3, 1.0, 10.0]
     eps = [meas.map(d)(delta) for d in d_ins]
     assert eps == sorted(eps), eps
-    for d, e in zip(d_ins[1:], eps[1:]):   # and still valid against the exact Gaussian curve
+    for d, e in zip(d_ins[1:], eps[1:], strict=True):   # and still valid against the exact Gaussian curve
         assert _gaussian_delta(e, d / 1.5) <= delta * (1 + 1e-9)
