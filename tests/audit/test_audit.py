@@ -3,8 +3,8 @@ map(1) on random neighbours, and broken maps are caught) and the empirical lower
 
 Random datasets come from fixed numpy generators (they are inputs, not releases); releases are
 drawn by the mechanisms themselves under ``seeded_rng_for_tests``.  The empirical-bound tests are
-statistical: seeded (``rerun_once``), with Clopper-Pearson intervals at confidence 0.999, so each
-fails by chance with probability below 1e-6 after the rerun.
+statistical: seeded (``rerun_once``), with Clopper-Pearson intervals at confidence 0.999, so the
+false-failure rate of each is below 1e-6 after the rerun.
 """
 import math
 import pathlib
