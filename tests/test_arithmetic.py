@@ -1,6 +1,6 @@
 """Outward rounding: every result is on the safe side of the exact value, and tight."""
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -8,7 +8,16 @@ import pytest
 
 from opendp_duff import arithmetic as ar
 
-getcontext().prec = 60
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 60-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        yield
+
+
 RNG = np.random.default_rng(12345)  # test data only, not a privacy sampler
 
 

@@ -10,7 +10,7 @@ No test here is statistical: the random inputs are fixed by seeds and every chec
 import functools
 import itertools
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -20,7 +20,16 @@ import opendp_duff as dp
 from helpers import multiset_distance
 from opendp_duff import smooth_sensitivity as ssm
 
-getcontext().prec = 50
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 50-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        yield
+
+
 REL = 1e-9  # the computed value may exceed the exact one by the documented slack (< 1e-9 here)
 
 

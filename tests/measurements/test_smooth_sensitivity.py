@@ -6,12 +6,12 @@ false-failure rate per attempt.
 """
 import itertools
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from scipy import stats
 
 import opendp_duff as dp
@@ -19,7 +19,16 @@ from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
 from opendp_duff.measurements import _smooth_maps as sm
 
-getcontext().prec = 60
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 60-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        yield
+
+
 PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
 
 
@@ -272,6 +281,7 @@ def test_zcdp_audit_is_not_vacuous():
     assert max(renyi(lp, lq, wts, a) / a for a in ALPHAS) > rho
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw,t", [("student_t", {}, 0.05), ("student_t", dict(d=1.0), 0.2),
                                         ("polynomial_tail", {}, 0.05), ("polynomial_tail", dict(gamma=1.5), 0.2),
                                         ("polynomial_tail", dict(gamma=6.0), 0.02)])
@@ -465,6 +475,8 @@ def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
 @settings(max_examples=60, deadline=None)
 @given(noise=st.sampled_from(["lln", "uln", "arsinh_normal", "student_t", "polynomial_tail", "laplace"]),
        t=st.floats(1e-6, 3.0), s=st.floats(1e-6, 50.0), u=st.floats(0.0, 1.0), k=st.integers(1, 6))
+# exactly representable map (2t + 1): a reference computed with fewer than 53 digits rounds above it
+@example(noise="student_t", t=1.4481884353564096, s=1.0, u=0.0, k=1)
 def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k):
     shape = {"lln": 0.05 + 3 * u, "uln": math.sqrt(2) + 3 * u, "arsinh_normal": 0.05 + 3 * u,
              "student_t": 1 + 20 * u, "polynomial_tail": 1.001 + 10 * u, "laplace": 1e-12 + 0.13 * u}[noise]

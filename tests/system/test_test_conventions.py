@@ -4,6 +4,8 @@
   (``rerun_once``) states their false-failure rate there;
 * it imports shared code from ``helpers`` only, never from conftest or another test module
   (with ``--import-mode=importlib`` test modules are not importable by their basename);
+* it does not set the global decimal context at import (``getcontext().prec = ...`` leaks into
+  every module collected after it): a test that needs more digits uses ``localcontext``;
 * it speaks of the project, not of the work items that produced it: no "issue N", "item N" or
   "file 00N" (papers are cited by key from docs/references.md; other projects' bugs as
   "<project> GitHub #N").
@@ -46,3 +48,8 @@ def test_imports_shared_code_from_helpers_only(path):
 def test_no_work_item_references(path):
     hits = [line.strip() for line in path.read_text().splitlines() if HISTORY.search(line)]
     assert not hits, f"{path.name}: {hits}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_does_not_set_the_global_decimal_context(path):
+    assert not re.search(r"^getcontext\(\)", path.read_text(), re.M), f"{path.name}: use decimal.localcontext"
