@@ -40,11 +40,13 @@ def half_integral(f, lo, hi):
 
 # ------------------------------------------------------------- exact identities
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", DISTS, ids=IDS)
 def test_pdf_integrates_to_one(dist):
     assert 2 * half_integral(dist.pdf, 0.0, np.inf) == pytest.approx(1.0, abs=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", DISTS, ids=IDS)
 def test_cdf_is_integral_of_pdf(dist):
     assert dist.cdf(0.0) == 0.5

@@ -206,6 +206,7 @@ def _check(meas, pairs, d_in=1, **kw):
     return worst
 
 
+@pytest.mark.slow
 def test_laplace_and_gaussian_within_map():
     rng = np.random.default_rng(2)
     atom = dp.atom_domain(T=float), dp.absolute_distance(T=float)

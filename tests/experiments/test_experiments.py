@@ -97,6 +97,7 @@ def test_plots_when_matplotlib_present(quick_results, tmp_path):
     assert all(p.stat().st_size > 1000 for p in tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_cli_runs_and_reports_progress(tmp_path, capsys):
     with dp.samplers.seeded_rng_for_tests(5):
         assert cli.main(["real-medians", "--quick", "--out", str(tmp_path), "--source", "synthetic",

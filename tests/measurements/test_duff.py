@@ -88,6 +88,7 @@ def test_ks_lazy_blocks_with_ties(monkeypatch):
         assert _ks(draws, sf, scale) > 1e-3, (alpha, scale)
 
 
+@pytest.mark.slow
 @rerun_once(seed=304)
 def test_ks_heavy_ties_and_empty_window():
     # 300 equal records: every gap near the median is empty, the mass is on [a, c] and [c, b]
@@ -106,6 +107,7 @@ def _log_density(sf, scale, points):
     return sf(points) / scale - logz
 
 
+@pytest.mark.slow
 def test_privacy_neighbouring_pairs():
     rng = np.random.default_rng(11)
     lo, hi = 0.0, 10.0

@@ -168,6 +168,7 @@ def test_ks_far_blocks_materialised(monkeypatch):
     assert stats.kstest(draws, lambda t: sf.cdf(t, 2.0)).pvalue > ALPHA
 
 
+@pytest.mark.slow
 @rerun_once(seed=805)
 def test_subnormal_bounds_give_the_exact_rounded_law():
     # uniform on [0, 5e-324] rounded to the nearest float: 0 or 5e-324, each w.p. 1/2

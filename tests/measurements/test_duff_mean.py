@@ -96,6 +96,7 @@ def test_step_function_equals_brute_force(bounds, grid):
             assert u_of(pieces, float(x)) == brute_u(x, ivs), (data, float(x))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds,grid", EXACT_CASES)
 def test_level_set_ends_equal_brute_force(bounds, grid):
     rng = random.Random(f"ends {bounds}")
@@ -222,6 +223,7 @@ def merged_midpoints(p, q):
     return ends[:-1] * 0.5 + ends[1:] * 0.5, np.diff(ends) > 0
 
 
+@pytest.mark.slow
 def test_utility_has_sensitivity_one_on_neighbours():
     rng = np.random.default_rng(21)
     for x, x2, bounds in neighbour_pairs(rng, 400):
@@ -243,6 +245,7 @@ def exact_density_ratio_bound(p, q):
                for t in mids[ok])
 
 
+@pytest.mark.slow
 def test_exact_density_ratio_within_privacy_map():
     # scale = 1/ln 2 makes exp(u/scale) = 2^u, so densities are exact rationals; the map
     # promises exp(map(1)) = exp(2 ln 2) = 4.
@@ -255,6 +258,7 @@ def test_exact_density_ratio_within_privacy_map():
         assert exact_density_ratio_bound(q, p) <= 4
 
 
+@pytest.mark.slow
 def test_float_density_log_ratio_within_map():
     rng = np.random.default_rng(23)
     for scale in (0.05, 1.0, 30.0):

@@ -228,6 +228,7 @@ def test_edge_scores_never_crash_or_nan(scale, scores):
     assert {i for i, x in enumerate(p) if x >= 0.1} <= set(got)
 
 
+@pytest.mark.slow
 @pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_scale_zero_is_argmax_with_uniform_ties():
     m = make(FLOATS, dp.inf_difference_distance(), scale=0.0)

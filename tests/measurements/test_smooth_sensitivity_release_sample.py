@@ -86,6 +86,7 @@ def test_batched_draws_follow_the_release_law(statistic, m, params):
     assert stats.ks_2samp(from_measurement, batched).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(606)
 def test_experiments_batch_uses_the_same_law():
     """_batch.smooth_median_releases, including the non-private delta = 0.9 row (law
@@ -137,6 +138,7 @@ def test_release_sample_is_exported():
         dp.measurements.smooth_sensitivity.smooth_median_baseline_parameters
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, delta", [("SMOOTHSENS_eps", None), ("SMOOTHSENS_eps_delta", 1e-3),
                                          ("LAPLACELN", 1e-3), ("laplaceln", 0.01)])
 @pytest.mark.parametrize("n, bounds, eps", [(101, (0.0, 1.0), 1.0), (501, (-50.0, 1050.0), 0.3)])

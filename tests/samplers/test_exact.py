@@ -84,6 +84,7 @@ def test_near_ties_are_uniform(gap):
     assert chi2_ok(c, softmax(w))
 
 
+@pytest.mark.slow
 @rerun_once(seed=603)
 def test_huge_ranges():
     # log-weights +-1e300: only the two top ones can win, half each; with denom 1e300
@@ -95,6 +96,7 @@ def test_huge_ranges():
     assert chi2_ok(c, softmax([1.0, 1.0, -1.0, 5e-300]))
 
 
+@pytest.mark.slow
 @rerun_once(seed=604)
 def test_overflowing_differences_and_tiny_denominators():
     # (numer - max) / denom overflows for the last two; they keep their bounds and never win

@@ -77,6 +77,7 @@ def same(x):
 floats = st.floats(allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(center=floats, scale=st.floats(0.0, 1e300), seed=st.integers(0, 2 ** 32))
 def test_release_is_the_nearest_float_of_the_exact_value(center, scale, seed):
@@ -110,6 +111,7 @@ def test_crafted_near_cancellation_forces_refinement_and_stays_exact(target):
         assert got < 0 and abs(got) < 2.0 ** -380 * 2 ** 64 / m0   # (U - u0) / u0 < 2^-384 / u0
 
 
+@pytest.mark.slow
 @rerun_once(seed=6204)
 def test_law_on_the_float_grid_around_one():
     # c = 1, sigma = 2^-52 = ulp(1): release 1 - 2^-53 k (below) or 1 + 2^-52 k (above).  The cells

@@ -60,6 +60,7 @@ def test_diffprivlib_107_duff_median_is_accurate(diffprivlib_107, epsilon):
     assert abs(out - 65_000) <= 1_000, out
 
 
+@pytest.mark.slow
 @rerun_once(1070)
 @pytest.mark.parametrize("alpha", [0.25, 0.9, 0.99])
 def test_diffprivlib_107_duff_quantile_rank_accuracy(diffprivlib_107, alpha):
