@@ -1,6 +1,9 @@
 """Tests of opendp_duff.experiments: the quick runs of every experiment (tables written, numbers
 finite, with matplotlib absent), the baselines' parameters against the library's own baseline
-constructors, and the batched release paths against the mechanisms they stand for."""
+constructors, and the batched release paths against the mechanisms they stand for.
+
+Statistical tests are seeded (``rerun_once``): KS tests at level 1e-3 (false-failure rate about
+1e-6 each) and Monte Carlo checks at 4 standard errors (about 4e-9 after the rerun)."""
 import math
 import re
 import sys
@@ -15,7 +18,7 @@ from opendp_duff.experiments import __main__ as cli
 from opendp_duff.experiments import bun_steinke_means, duff_medians, real_medians
 from opendp_duff.experiments._common import pyplot
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 _CELL = re.compile(r"^-?\d+(\.\d+)?(e[+-]\d+)?$")
 
@@ -54,6 +57,7 @@ def quick_results(tmp_path_factory):
     return out, results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_quick_tables_exist_and_are_finite(quick_results, name):
     out, _ = quick_results
@@ -69,6 +73,7 @@ def test_quick_tables_exist_and_are_finite(quick_results, name):
     assert (out / f"{stem}.json").exists()
 
 
+@pytest.mark.slow  # shares the module-scoped quick runs of every experiment
 def test_duff_medians_quick_has_paper_columns(quick_results):
     md = (quick_results[0] / "duff_medians.md").read_text()
     for paper_number in ("64.3", "22.6", "7.9", "14.8", "4.0", "1.2", "0.6", "0.3", "0.2", "187x", "130x", "15x"):
@@ -81,6 +86,7 @@ def test_duff_medians_quick_has_paper_columns(quick_results):
             assert res["privacy"][dname][eps]["ss_eps"] <= eps
 
 
+@pytest.mark.slow  # shares the module-scoped quick runs of every experiment
 def test_plots_when_matplotlib_present(quick_results, tmp_path):
     if pyplot() is None:
         pytest.skip("matplotlib (the optional plots extra) is not installed")
@@ -91,6 +97,7 @@ def test_plots_when_matplotlib_present(quick_results, tmp_path):
     assert all(p.stat().st_size > 1000 for p in tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_cli_runs_and_reports_progress(tmp_path, capsys):
     with dp.samplers.seeded_rng_for_tests(5):
         assert cli.main(["real-medians", "--quick", "--out", str(tmp_path), "--source", "synthetic",
@@ -115,6 +122,7 @@ def _space(n, bounds):
     return dp.vector_domain(dp.atom_domain(T=float, bounds=bounds), size=n), dp.change_one_distance()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps", [0.25, 1.0])
 def test_baseline_parameters_match_make_smooth_median_baseline(eps):
     n, bounds, delta = 101, (0.0, 1.0), 0.01
@@ -141,7 +149,8 @@ def test_baseline_parameters_match_make_smooth_median_baseline(eps):
 
 @pytest.mark.parametrize("eps", [0.1, 0.5, 2.0])
 def test_nrs_parameters_are_private_under_theorem_34(eps):
-    """File 003's Proposition 2 parameters meet the library's (rounded-up) Theorem 34 map."""
+    """The parameters of [GM-Duff-short] Proposition 2 (after [NRS07]) meet the library's rounded-up
+    map of [BS19] Theorem 34."""
     p = B.nrs_laplace(eps, 1e-3)
     e, d = (_space(1000, (-10.0, 10.0)) >> dp.t.then_sort() >> dp.m.then_smooth_median(**p)).map(1)
     assert e <= eps and d == 1e-3
@@ -150,6 +159,7 @@ def test_nrs_parameters_are_private_under_theorem_34(eps):
 # ---- batched releases follow the mechanisms' laws ------------------------------------------
 # Each check is a KS test at level 1e-3 (false-failure rate 1e-3, 1e-6 after the rerun).
 
+@pytest.mark.slow
 @rerun_once(2024)
 def test_batched_smooth_releases_follow_the_measurement():
     n, bounds = 201, (-10.0, 10.0)
@@ -166,6 +176,7 @@ def test_batched_smooth_releases_follow_the_measurement():
         assert stats.kstest((sample - med) / scale, law.cdf).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(77)
 def test_batched_duff_releases_follow_the_measurement():
     n, bounds, eps = 301, (-10.0, 10.0), 0.5
@@ -180,6 +191,7 @@ def test_batched_duff_releases_follow_the_measurement():
     assert stats.kstest(batched, lambda z: step.cdf(z, 2.0 / eps)).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(31)
 def test_bun_steinke_variance_decomposition_matches_real_releases():
     """n*MSE - 1 as the experiment computes it (trimming term via Basu's theorem + E[S^2] Var(Z)/s^2)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.samplers import exact as E
 from opendp_duff.samplers import seeded_rng_for_tests
@@ -66,6 +66,7 @@ def with_source(src, f):
 
 # ----------------------------------------------------------------------------- the race
 
+@pytest.mark.slow
 @rerun_once(seed=601)
 def test_race_matches_softmax():
     w = np.array([0.0, 1.0, -1.0, -np.inf, 2.0, -30.0, 0.5])
@@ -74,6 +75,7 @@ def test_race_matches_softmax():
     assert chi2_ok(c, softmax(w))
 
 
+@pytest.mark.slow
 @rerun_once(seed=602)
 @pytest.mark.parametrize("gap", [0.0, 1e-15])
 def test_near_ties_are_uniform(gap):
@@ -82,6 +84,7 @@ def test_near_ties_are_uniform(gap):
     assert chi2_ok(c, softmax(w))
 
 
+@pytest.mark.slow
 @rerun_once(seed=603)
 def test_huge_ranges():
     # log-weights +-1e300: only the two top ones can win, half each; with denom 1e300
@@ -93,6 +96,7 @@ def test_huge_ranges():
     assert chi2_ok(c, softmax([1.0, 1.0, -1.0, 5e-300]))
 
 
+@pytest.mark.slow
 @rerun_once(seed=604)
 def test_overflowing_differences_and_tiny_denominators():
     # (numer - max) / denom overflows for the last two; they keep their bounds and never win
@@ -117,6 +121,7 @@ def test_infinite_weights():
         E.exact_gumbel_race([0.0], denom=0.0)
 
 
+@pytest.mark.slow
 @rerun_once(seed=606)
 def test_step_weights_with_lengths_and_groups():
     # Duff-style weights (right - left) * exp(level / scale), grouped as items + blocks;
@@ -134,11 +139,12 @@ def test_step_weights_with_lengths_and_groups():
     bins = np.minimum((np.cumsum(p) * 12).astype(int), 11)  # 12 cells of ~equal mass
     ref = np.bincount(bins, weights=p, minlength=12)
     for groups in (None, [0, 1, 2, 3, 50, 51, 200]):
-        d = draws(3000, lambda: E.exact_gumbel_race(levels, scale, left, right, groups=groups))
+        d = draws(3000, lambda groups=groups: E.exact_gumbel_race(levels, scale, left, right, groups=groups))
         assert not np.any(d == 5)
         assert chi2_ok(np.bincount(bins[d], minlength=12), ref)
 
 
+@pytest.mark.slow
 @rerun_once(seed=607)
 def test_large_block_is_opened_in_chunks():
     n = 20000
@@ -151,6 +157,7 @@ def test_large_block_is_opened_in_chunks():
     assert chi2_ok(np.bincount(bins[d], minlength=10), np.bincount(bins, weights=p, minlength=10))
 
 
+@pytest.mark.slow
 @rerun_once(seed=608)
 def test_lazy_far_block_upper_bound_only():
     # a block far below the items: only its cheap upper bound is ever needed
@@ -166,6 +173,7 @@ def test_lazy_far_block_upper_bound_only():
     assert chi2_ok(np.bincount(np.minimum(d, 1), minlength=2), [0.5, 0.5])
 
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_common_case_draws_the_float_path_bytes():
     # 8 bytes per competitor, as uniform_open / gumbel_argmax, unless decimal refinement ran
     w = np.random.default_rng(1).normal(size=50)
@@ -176,7 +184,7 @@ def test_common_case_draws_the_float_path_bytes():
         plain = 0
         for _ in range(300):
             st, before = {}, src.count
-            with_source(src, lambda: E.exact_gumbel_race(w, stats=st))
+            with_source(src, lambda st=st: E.exact_gumbel_race(w, stats=st))
             if "decimal_refined" not in st:
                 assert src.count - before == ref.count == 8 * w.size
                 plain += 1
@@ -186,6 +194,7 @@ def test_common_case_draws_the_float_path_bytes():
         assert src.count - before in (8, 16, 24)
 
 
+@pytest.mark.slow
 @rerun_once(seed=610)
 def test_forced_refinement_equal_weights():
     # every competitor gets the SAME first 64 bits: floats cannot decide, the decimal
@@ -203,6 +212,7 @@ def test_forced_refinement_equal_weights():
     assert chi2_ok(c, [1 / 3] * 3)
 
 
+@pytest.mark.slow
 @rerun_once(seed=611)
 def test_forced_refinement_tiny_weight_gap():
     # Same 64-bit prefix I = [a, a + 2^-64) for both; G is linear on I to 1e-19 relative,
@@ -234,6 +244,7 @@ def test_forced_refinement_tiny_weight_gap():
     assert chi2_ok(c, [p0, 1 - p0])
 
 
+@pytest.mark.slow
 @rerun_once(seed=614)
 @pytest.mark.parametrize("prefix", [b"\x00" * 8, b"\xff" * 8])
 def test_extreme_prefixes_many_competitors(prefix):
@@ -254,6 +265,7 @@ def test_extreme_prefixes_many_competitors(prefix):
     assert chi2_ok(np.bincount(d // 14, minlength=5), [0.2] * 5)
 
 
+@pytest.mark.slow
 @rerun_once(seed=615)
 def test_screening_with_overflow_and_lengths():
     # > 64 singletons take the screening path; overflowing differences keep rigorous bounds
@@ -401,6 +413,7 @@ def test_psrn_refinement_keeps_the_interval():
 
 # ----------------------------------------------------------------------------- lazy blocks
 
+@pytest.mark.slow
 @rerun_once(seed=630)
 def test_lazy_blocks_match_softmax():
     # items plus two lazy blocks whose bounds are (max level, span); one block is far below

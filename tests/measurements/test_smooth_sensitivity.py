@@ -6,21 +6,29 @@ false-failure rate per attempt.
 """
 import itertools
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
-from test_exact_noise import Recorder, replay_laplace
+from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
 from opendp_duff.measurements import _smooth_maps as sm
 
-getcontext().prec = 60
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 60-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        yield
+
+
 PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
 
 
@@ -198,6 +206,7 @@ def test_baselines_meet_their_budget(name, delta):
 
 
 def test_smoothsens_eps_is_proposition_3():
+    # [GM-Duff] Proposition 3
     p = dp.m.smooth_parameters("polynomial_tail", size=101, epsilon=0.6, t=0.1, gamma=2.0)
     assert p["t"] == 0.1 and abs(p["s"] - 0.1) < 1e-9  # alpha = beta = eps / (2 (gamma + 1))
 
@@ -241,6 +250,7 @@ def renyi(lp, lq, weights, alpha):
 ALPHAS = (1.5, 2, 5, 10, 50)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,t", [("lln", 0.05), ("lln", 0.4), ("uln", 0.05), ("arsinh_normal", 0.05),
                                      ("arsinh_normal", 0.2)])
 def test_zcdp_audit_worst_cases(noise, t):
@@ -260,6 +270,7 @@ def test_zcdp_audit_worst_cases(noise, t):
                 assert d <= rho * alpha * (1 + 1e-6) + 1e-9, (noise, u, w, alpha, d, rho * alpha)
 
 
+@pytest.mark.slow
 def test_zcdp_audit_is_not_vacuous():
     # a shift three times larger than the map allows must break the LLN bound at some alpha
     p = dp.m.smooth_parameters("lln", size=101, epsilon=1.0, t=0.05)
@@ -270,6 +281,7 @@ def test_zcdp_audit_is_not_vacuous():
     assert max(renyi(lp, lq, wts, a) / a for a in ALPHAS) > rho
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw,t", [("student_t", {}, 0.05), ("student_t", dict(d=1.0), 0.2),
                                         ("polynomial_tail", {}, 0.05), ("polynomial_tail", dict(gamma=1.5), 0.2),
                                         ("polynomial_tail", dict(gamma=6.0), 0.02)])
@@ -304,8 +316,10 @@ def test_laplace_audit_hockey_stick():
     assert np.sum(np.maximum(0.0, q - math.exp(eps / 10) * p)) * dy > dlt
 
 
+@pytest.mark.slow
 def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
-    # Lemma "reduce" of the proof: for all neighbours, |w| <= s and |u| <= t_hat (brute force, n = 5)
+    # lem:reduce of proofs/measurements/smooth_sensitivity/smooth_common.inc: for all neighbours,
+    # |w| <= s and |u| <= t_hat (brute force, n = 5)
     n, t, bounds = 5, 0.3, (0.0, 1.0)
     th = t_hat(n, t)
     universe = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -320,6 +334,7 @@ def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
             assert gy <= math.exp(th) * gx
 
 
+@pytest.mark.slow
 def test_end_to_end_audit_on_neighbouring_datasets():
     n, bounds = 9, (0.0, 1.0)
     p = dp.m.smooth_parameters("lln", size=n, epsilon=1.0, t=0.2)
@@ -337,6 +352,7 @@ def test_end_to_end_audit_on_neighbouring_datasets():
             assert renyi(lp, lq, wts, alpha) <= rho * alpha * (1 + 1e-6) + 1e-9
 
 
+@pytest.mark.slow
 @rerun_once(seed=4101)
 def test_release_is_statistic_plus_scaled_noise():
     # KS at level 1e-3: false-failure rate 1e-3 per attempt (1e-6 with the rerun).
@@ -411,6 +427,7 @@ def test_bad_helper_and_baseline_input():
 
 # ---- releases are never NaN ------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw", [("lln", dict(sigma=0.5)), ("uln", {}), ("arsinh_normal", {}),
                                       ("student_t", {}), ("polynomial_tail", {}), ("laplace", dict(delta=1e-6))])
 def test_releases_are_finite_on_edge_members(noise, kw):
@@ -434,14 +451,15 @@ def test_student_t_as_zcdp_through_the_combinator():
     assert z.map(1) <= m.map(1) ** 2 / 2 * (1 + 1e-15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law,L", [
-    (D.UniformLogNormal(math.sqrt(2)), math.exp(3.0) * math.sqrt(1 / math.pi)),      # Lemma 24 at sigma = sqrt 2
+    (D.UniformLogNormal(math.sqrt(2)), math.exp(3.0) * math.sqrt(1 / math.pi)),      # [BS19] Lemma 24 at sigma = sqrt 2
     (D.UniformLogNormal(2.5), math.exp(1.5 * 6.25) * math.sqrt(2 / (math.pi * 6.25))),
-    (D.ArsinhNormal(2 / math.sqrt(3)), 2 / math.sqrt(3)),                             # Lemma 28
+    (D.ArsinhNormal(2 / math.sqrt(3)), 2 / math.sqrt(3)),                             # [BS19] Lemma 28
     (D.ArsinhNormal(0.3), 2 / 0.9 + 0.15),
-    (D.StudentT(3.0), 4 / (2 * math.sqrt(3))),                                       # Theorem 31, shift part
-    (D.PolynomialTail(2.0), 2.0),                                                    # proof of Theorem "poly"
-    (D.LaplaceLogNormal(0.5), math.exp(1.5 * 0.25)),                                 # Lemma 20
+    (D.StudentT(3.0), 4 / (2 * math.sqrt(3))),                                       # [BS19] Theorem 31, shift part
+    (D.PolynomialTail(2.0), 2.0),                                                    # smooth_common.inc, thm:poly
+    (D.LaplaceLogNormal(0.5), math.exp(1.5 * 0.25)),                                 # [BS19] Lemma 20
 ])
 def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
     # central differences of log f on a wide grid never exceed the constant the proof uses
@@ -457,6 +475,8 @@ def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
 @settings(max_examples=60, deadline=None)
 @given(noise=st.sampled_from(["lln", "uln", "arsinh_normal", "student_t", "polynomial_tail", "laplace"]),
        t=st.floats(1e-6, 3.0), s=st.floats(1e-6, 50.0), u=st.floats(0.0, 1.0), k=st.integers(1, 6))
+# exactly representable map (2t + 1): a reference computed with fewer than 53 digits rounds above it
+@example(noise="student_t", t=1.4481884353564096, s=1.0, u=0.0, k=1)
 def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k):
     shape = {"lln": 0.05 + 3 * u, "uln": math.sqrt(2) + 3 * u, "arsinh_normal": 0.05 + 3 * u,
              "student_t": 1 + 20 * u, "polynomial_tail": 1.001 + 10 * u, "laplace": 1e-12 + 0.13 * u}[noise]
@@ -470,8 +490,9 @@ def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k)
     assert got == math.inf or Dd(got) >= exact
 
 
-# ---- floating point: exact releases (proof section "Floating point") -------------------------
+# ---- floating point: exact releases (section "Floating point" of smooth_common.inc) ----------
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_trimmed_mean_release_uses_the_exact_mean():
     # np.mean of [-1e16, 1, 1, 1e16] is 0, the exact mean is 1/2; the noise scale here is ~5e-15
     # (s = 1e30), so the release is within 1e-6 of 1/2 unless |Z| > 2e8 (probability < 1e-80).
@@ -483,6 +504,7 @@ def test_trimmed_mean_release_uses_the_exact_mean():
         assert all(abs(m(x) - 0.5) < 1e-6 for _ in range(20))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,kw,law", [("uln", {}, D.UniformLogNormal(sm.ULN_SIGMA)),
                                           ("arsinh_normal", {}, D.ArsinhNormal(sm.ARSINH_SIGMA)),
                                           ("polynomial_tail", dict(gamma=3.0), D.PolynomialTail(3.0)),

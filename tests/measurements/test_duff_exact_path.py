@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.duff_utility import quantile_step_function
 from opendp_duff.measurements import duff as duff_mod
@@ -83,6 +83,7 @@ def test_duff_releases_use_the_exact_samplers(monkeypatch):
     assert np.all((out >= -5) & (out <= 5)) and -5 <= mean <= 5
 
 
+@pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_common_case_bytes_are_the_float_paths():
     # one 8-byte draw per live competitor (window gaps + live far blocks) and one for the
     # uniform, unless the (rare) decimal refinement ran
@@ -102,6 +103,7 @@ def test_common_case_bytes_are_the_float_paths():
     assert sum(s == 8 * (n_c + 1) for s in sizes) >= 198
 
 
+@pytest.mark.slow
 @rerun_once(seed=801)
 def test_forced_refinement_duff_quantile_is_uniform_at_scale_inf():
     # scale inf: the law is uniform on [0, 8]; gaps of equal integer width have exactly
@@ -121,6 +123,7 @@ def test_forced_refinement_duff_quantile_is_uniform_at_scale_inf():
     assert chi2_ok(np.bincount(gaps, minlength=8), np.full(8, 1 / 8))
 
 
+@pytest.mark.slow
 @rerun_once(seed=802)
 def test_forced_refinement_step_function_equal_weights():
     left = np.array([0.0, 1.0, 2.0, 3.0])
@@ -136,6 +139,7 @@ def test_forced_refinement_step_function_equal_weights():
     assert chi2_ok(np.bincount(np.floor(out).astype(int), minlength=4), np.full(4, 0.25))
 
 
+@pytest.mark.slow
 @rerun_once(seed=803)
 def test_ks_duff_median_exact_path_against_exact_cdf():
     rng = np.random.default_rng(5)
@@ -143,9 +147,10 @@ def test_ks_duff_median_exact_path_against_exact_cdf():
         x = np.sort(rng.normal(size=n).clip(-3, 3))
         sf = quantile_step_function(x, (-3.0, 3.0), 0.5)
         draws = duff_quantile_sample(x, (-3.0, 3.0), 0.5, scale, size=1500)
-        assert stats.kstest(draws, lambda t: sf.cdf(t, scale)).pvalue > ALPHA, (n, scale)
+        assert stats.kstest(draws, lambda t, sf=sf, scale=scale: sf.cdf(t, scale)).pvalue > ALPHA, (n, scale)
 
 
+@pytest.mark.slow
 @rerun_once(seed=804)
 def test_ks_far_blocks_materialised(monkeypatch):
     # a negative tail shrinks the window so the lazy far blocks are materialised often
@@ -163,6 +168,7 @@ def test_ks_far_blocks_materialised(monkeypatch):
     assert stats.kstest(draws, lambda t: sf.cdf(t, 2.0)).pvalue > ALPHA
 
 
+@pytest.mark.slow
 @rerun_once(seed=805)
 def test_subnormal_bounds_give_the_exact_rounded_law():
     # uniform on [0, 5e-324] rounded to the nearest float: 0 or 5e-324, each w.p. 1/2
@@ -183,6 +189,7 @@ ROBUST = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(ROBUST)))
 @pytest.mark.parametrize("scale", [0.0, 1e-300, 2e-6, 2.0, math.inf])
 def test_robust_exact_releases(case, scale):

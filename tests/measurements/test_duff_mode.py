@@ -1,5 +1,7 @@
 """make_duff_mode and duff_mode_utility: Definition 8 by breadth-first search, exact privacy
-loss between neighbours, the release law against softmax, edge cases and bad parameters."""
+loss between neighbours, the release law against softmax, edge cases and bad parameters.
+
+The chi-square test is seeded (``rerun_once``), at level 1e-3: false-failure rate about 1e-6."""
 import math
 from collections import deque
 from fractions import Fraction
@@ -13,7 +15,7 @@ import opendp_duff as dp
 from opendp_duff.measurements.duff_mode import duff_mode_utility
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 INTS = dp.vector_domain(dp.atom_domain(T=int))
 FLOATS = dp.vector_domain(dp.atom_domain(T=float))
@@ -83,6 +85,7 @@ def release_logprobs(x, cands, scale):
     return u / scale - special.logsumexp(u / scale)
 
 
+@pytest.mark.slow
 def test_exact_privacy_loss_between_random_neighbours():
     rng = np.random.default_rng(17)
     cands, universe = [0, 1, 2, 3], np.arange(6)        # 4 and 5 are not candidates
@@ -123,6 +126,7 @@ def test_map_values_exact():
 
 # ---------------------------------------------------------------- release law
 
+@pytest.mark.slow
 @rerun_once(seed=401)
 def test_releases_follow_softmax_of_the_utility():
     x = [1] * 5 + [2] * 4 + [3] * 2 + [8] * 6

@@ -1,15 +1,16 @@
-"""Issue 6, item 4: property tests (hypothesis) on random small datasets and their neighbours.
+"""Property tests (hypothesis) on random small datasets and their neighbours.
 
 * every map is monotone in d_in, and ``check(d_in, map(d_in))`` holds;
 * composition adds: the composed map is the exact (Fraction) sum rounded up, and tight;
 * the measure casts are valid: pureDP -> zCDP gives rho = eps^2/2 rounded up (the smallest
   float above it); zCDP -> approxDP never claims less than the exact privacy profile of the
-  Gaussian mechanism (Balle & Wang 2018, Theorem 8);
+  Gaussian mechanism (Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy",
+  ICML 2018, Theorem 8);
 * chaining keeps domains consistent: T(x) is in T.output_domain for x in T.input_domain;
 * stability: neighbours x, x' (within d_in under the input metric) give outputs within
   map(d_in) under the output metric, measured exactly.
 
-The last property bullet of the issue (exact privacy loss <= map(1)) is in tests/test_audit.py.
+The exact privacy loss between neighbours (at most map(1)) is checked in tests/audit/test_audit.py.
 Nothing here is statistical: hypothesis searches for counterexamples and every assertion must
 hold for every example.
 """
@@ -136,6 +137,7 @@ def _le(a, b):
 
 
 # --------------------------------------------------------------------------- monotone + check
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MEASUREMENTS) + list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
@@ -210,8 +212,8 @@ def test_pure_to_zcdp_is_half_eps_squared_rounded_up(scale, d_in):
 
 
 def _gaussian_delta(eps, mu):
-    """Exact delta(eps) of the Gaussian mechanism with sensitivity/sigma = mu (Balle & Wang
-    2018, Theorem 8): Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), via log-CDFs."""
+    """Exact delta(eps) of the Gaussian mechanism with sensitivity/sigma = mu (Balle & Wang,
+    ICML 2018, Theorem 8): Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), via log-CDFs."""
     a = stats.norm.logcdf(mu / 2 - eps / mu)
     b = eps + stats.norm.logcdf(-mu / 2 - eps / mu)
     return -math.expm1(b - a) * math.exp(a) if a > b else 0.0
@@ -261,6 +263,7 @@ def member_strategy(domain):
     return lists
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
@@ -271,6 +274,7 @@ def test_transformation_output_is_in_its_output_domain(name, data):
     assert t.output_domain.member(t(x)), (x, t(x), t.output_domain)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in MEASUREMENTS if not n.startswith(("laplace", "gaussian"))
                                   and not n.startswith(("noisy_max", "zCDP", "fix_delta"))])
 @settings(max_examples=10, deadline=None)
@@ -352,6 +356,7 @@ def output_distance(t, y, y2):
     return sym // 2   # same-size multisets: the fewest substitutions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TRANSFORMATIONS))
 @SETTINGS
 @given(data=st.data())
@@ -391,12 +396,12 @@ def test_map_at_huge_d_in_is_a_number_not_an_error(name):
 
 @pytest.mark.parametrize("delta", [1e-12, 1e-5, 0.1])
 def test_zcdp_to_approx_dp_is_monotone_at_tiny_rho(delta):
-    """Regression (found by the monotonicity property): for rho from d_in = 5e-324 the CKS
-    search ran on alpha in [1, inf] (NaN everywhere, so only Lemma 9 was used), and on
+    """Regression (found by the monotonicity property): for rho from d_in = 5e-324 the [CKS20]
+    search ran on alpha in [1, inf] (NaN everywhere, so only [BS19] Lemma 9 was used), and on
     [1, 1e300] it could not resolve the best alpha; map(5e-324) came out above map(1e-9)."""
     meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*atom(), scale=1.5))
     d_ins = [0.0, 5e-324, 1e-320, 1e-300, 1e-150, 1e-9, 1e-3, 1.0, 10.0]
     eps = [meas.map(d)(delta) for d in d_ins]
     assert eps == sorted(eps), eps
-    for d, e in zip(d_ins[1:], eps[1:]):   # and still valid against the exact Gaussian curve
+    for d, e in zip(d_ins[1:], eps[1:], strict=True):   # and still valid against the exact Gaussian curve
         assert _gaussian_delta(e, d / 1.5) <= delta * (1 + 1e-9)

@@ -1,5 +1,7 @@
 """smooth_release_sample (the batched release path of the smooth-sensitivity measurements) and
-smooth_median_baseline_parameters (the public parameters of make_smooth_median_baseline)."""
+smooth_median_baseline_parameters (the public parameters of make_smooth_median_baseline).
+
+The KS tests are seeded (``rerun_once``), at level 1e-3: false-failure rate about 1e-6 each."""
 import numpy as np
 import pytest
 from scipy import stats
@@ -8,7 +10,7 @@ import opendp_duff as dp
 from opendp_duff.experiments import _batch
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 BOUNDS = (-10.0, 10.0)
 # a distinctive data value: no error message may contain it
@@ -64,6 +66,7 @@ def test_same_seed_gives_the_measurements_releases(statistic, m, params):
 
 
 # KS tests at level 1e-3 (false-failure rate 1e-3 per test, 1e-6 after the rerun).
+@pytest.mark.slow
 @rerun_once(505)
 @pytest.mark.parametrize("statistic, m, params", [CASES[0], CASES[3]])
 def test_batched_draws_follow_the_release_law(statistic, m, params):
@@ -83,6 +86,7 @@ def test_batched_draws_follow_the_release_law(statistic, m, params):
     assert stats.ks_2samp(from_measurement, batched).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(606)
 def test_experiments_batch_uses_the_same_law():
     """_batch.smooth_median_releases, including the non-private delta = 0.9 row (law
@@ -134,6 +138,7 @@ def test_release_sample_is_exported():
         dp.measurements.smooth_sensitivity.smooth_median_baseline_parameters
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, delta", [("SMOOTHSENS_eps", None), ("SMOOTHSENS_eps_delta", 1e-3),
                                          ("LAPLACELN", 1e-3), ("laplaceln", 0.01)])
 @pytest.mark.parametrize("n, bounds, eps", [(101, (0.0, 1.0), 1.0), (501, (-50.0, 1050.0), 0.3)])

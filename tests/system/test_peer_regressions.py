@@ -1,11 +1,11 @@
-"""Regression cases where other DP libraries failed (issue 6, item 3).
+"""Regression cases where other DP libraries failed.
 
-* diffprivlib issue 107 (IBM/differential-privacy-library): ``tools.quantile`` raised
+* diffprivlib GitHub #107 (IBM/differential-privacy-library): ``tools.quantile`` raised
   "Can't find a candidate to return" on 800,000 copies of 65,000 plus 200,000 random
   integers in [0, 500,000) for epsilon in {0.3, 0.5, 1}: every exponential-mechanism weight
   underflowed to 0.  Our races work in log space, so they must release normally -- and
   accurately.
-* smartnoise-sdk issue 572: ``[0] * 1492 + [1]``, a dataset that is nearly all one value.
+* smartnoise-sdk GitHub #572 (opendp/smartnoise-sdk): ``[0] * 1492 + [1]``, a dataset that is nearly all one value.
 
 Accuracy assertions are statistical: each is seeded, reruns once with another seed
 (``rerun_once``), and its false-failure probability is stated next to it.
@@ -16,7 +16,7 @@ import pytest
 import opendp_duff as dp
 from opendp_duff.samplers import seeded_rng_for_tests
 
-from conftest import rerun_once
+from helpers import rerun_once
 
 EPSILONS = [0.3, 0.5, 1.0]
 
@@ -42,6 +42,7 @@ def _records_between(sorted_x, value, alpha):
     return max(0, int(np.searchsorted(sorted_x, hi, side="left")) - int(np.searchsorted(sorted_x, lo, side="right")))
 
 
+@pytest.mark.slow
 @rerun_once(107)
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_diffprivlib_107_duff_median_is_accurate(diffprivlib_107, epsilon):
@@ -59,6 +60,7 @@ def test_diffprivlib_107_duff_median_is_accurate(diffprivlib_107, epsilon):
     assert abs(out - 65_000) <= 1_000, out
 
 
+@pytest.mark.slow
 @rerun_once(1070)
 @pytest.mark.parametrize("alpha", [0.25, 0.9, 0.99])
 def test_diffprivlib_107_duff_quantile_rank_accuracy(diffprivlib_107, alpha):
@@ -74,6 +76,7 @@ def test_diffprivlib_107_duff_quantile_rank_accuracy(diffprivlib_107, alpha):
     assert _records_between(sorted_x, out, alpha) <= 2_000, (out, alpha)
 
 
+@pytest.mark.slow
 @rerun_once(1071)
 def test_diffprivlib_107_other_releases(diffprivlib_107):
     """Mean, mode and a smooth-sensitivity median on the same data.  Mean: the true mean
@@ -93,7 +96,7 @@ def test_diffprivlib_107_other_releases(diffprivlib_107):
     assert abs(smooth(x.astype(np.float64)) - 65_000) < 1e-6
 
 
-# ---- smartnoise-sdk issue 572 ----------------------------------------------------------
+# ---- smartnoise-sdk GitHub #572 -------------------------------------------------------
 SMARTNOISE_572 = [0] * 1492 + [1]
 
 

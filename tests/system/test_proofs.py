@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def public_constructors():
@@ -32,6 +32,7 @@ def test_proof_paths_mirror_modules():
         assert re.search(rf"^def {tex.stem}\b", module.read_text(), re.M), f"{rel}: {tex.stem} not in module"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("latexmk") is None, reason="TeX toolchain not installed (CI installs it)")
 def test_a_proof_compiles():
     doc = ROOT / "proofs" / "measurements" / "laplace" / "make_laplace.tex"

@@ -1,4 +1,4 @@
-"""make_duff_mean and its step function (Duff, file 000: Definition 8, section 4.1 "Means").
+"""make_duff_mean and its step function ([GM-Duff] Definition 8, §4.1 "Means").
 
 The reference is a brute force that knows nothing of the closed form: it
 enumerates every sub-multiset K of the data that is kept (the rest removed)
@@ -6,6 +6,8 @@ and every number a >= 1 of added records, and uses only the fact that a
 records in [lo, hi] can have any sum in [a lo, a hi]; the reachable means are
 then [(sum K + a lo)/(|K| + a), (sum K + a hi)/(|K| + a)] at cost
 (n - |K|) + a, computed with Fractions.
+
+The release-law tests are seeded (``rerun_once``): KS at level 1e-3, false-failure rate about 1e-6.
 """
 import itertools
 import math
@@ -17,7 +19,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.measurements import duff_mean as dm
 from opendp_duff.measurements.duff_mean import (duff_mean_level_sets, duff_mean_step_function,
                                                 make_duff_mean)
@@ -47,16 +49,16 @@ def brute_intervals(data, lo, hi):
 
 
 def brute_u(x, intervals):
-    return -min(c for l, h, c in intervals if l <= x <= h)
+    return -min(c for a, b, c in intervals if a <= x <= b)
 
 
 def brute_level_set(k, intervals):
     """{x : brute_u(x) >= -k} as (lower, upper), checking that it is one interval."""
-    ivs = sorted((l, h) for l, h, c in intervals if c <= k)
+    ivs = sorted((a, b) for a, b, c in intervals if c <= k)
     reach = ivs[0][1]
-    for l, h in ivs[1:]:
-        assert l <= reach, "brute-force level set is not an interval"
-        reach = max(reach, h)
+    for a, b in ivs[1:]:
+        assert a <= reach, "brute-force level set is not an interval"
+        reach = max(reach, b)
     return ivs[0][0], reach
 
 
@@ -77,6 +79,7 @@ EXACT_CASES = [((0, 8), list(range(0, 9))), ((-3, 5), list(range(-3, 6))),
                ((0, 1), [0, 0.25, 0.5, 0.75, 1]), ((2, 3), [2, 2.5, 3])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds,grid", EXACT_CASES)
 def test_step_function_equals_brute_force(bounds, grid):
     rng = random.Random(f"values {bounds}")
@@ -85,7 +88,7 @@ def test_step_function_equals_brute_force(bounds, grid):
         data = random_dataset(rng, lo, hi, 6, grid)
         ivs = brute_intervals(data, lo, hi)
         pieces = duff_mean_step_function(np.array(data, dtype=float), (float(lo), float(hi)))
-        ends = sorted({e for l, h, _ in ivs for e in (l, h)})
+        ends = sorted({e for a, b, _ in ivs for e in (a, b)})
         for _ in range(60):
             x = Fraction(rng.random()) * (hi - lo) + lo
             if min(abs(x - e) for e in ends) < Fraction(1, 10 ** 9):
@@ -93,6 +96,7 @@ def test_step_function_equals_brute_force(bounds, grid):
             assert u_of(pieces, float(x)) == brute_u(x, ivs), (data, float(x))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds,grid", EXACT_CASES)
 def test_level_set_ends_equal_brute_force(bounds, grid):
     rng = random.Random(f"ends {bounds}")
@@ -110,6 +114,7 @@ def test_level_set_ends_equal_brute_force(bounds, grid):
             assert abs(Fraction(float(upper[k - 1])) - bu) <= tol, (data, k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bounds", [(0.0, 6.0), (0.1, 0.7), (-2.5, 1e3)])
 def test_off_grid_data_within_grid_rounding(bounds):
     # Off the dyadic grid the records are first rounded to lo + j (hi - lo) 2^-32, which moves
@@ -120,7 +125,7 @@ def test_off_grid_data_within_grid_rounding(bounds):
         data = sorted(rng.uniform(lo, hi) for _ in range(rng.randint(0, 5)))
         ivs = brute_intervals(data, lo, hi)
         pieces = duff_mean_step_function(np.array(data), bounds)
-        ends = sorted({e for l, h, _ in ivs for e in (l, h)})
+        ends = sorted({e for a, b, _ in ivs for e in (a, b)})
         margin = Fraction(hi - lo) * Fraction(1, 2 ** 28)
         for _ in range(60):
             x = Fraction(rng.uniform(lo, hi))
@@ -178,7 +183,7 @@ def test_int64_and_exact_python_int_paths_agree(monkeypatch):
         monkeypatch.setattr(dm, "_INT64_MAX_N", 0)  # force dtype=object
         slow = duff_mean_step_function(y, (-3.0, 9.5))
         monkeypatch.undo()
-        assert all(np.array_equal(a, b) for a, b in zip(fast, slow))
+        assert all(np.array_equal(a, b) for a, b in zip(fast, slow, strict=True))
 
 
 def test_prefix_rule_equals_minimum_over_all_removals():
@@ -218,6 +223,7 @@ def merged_midpoints(p, q):
     return ends[:-1] * 0.5 + ends[1:] * 0.5, np.diff(ends) > 0
 
 
+@pytest.mark.slow
 def test_utility_has_sensitivity_one_on_neighbours():
     rng = np.random.default_rng(21)
     for x, x2, bounds in neighbour_pairs(rng, 400):
@@ -231,14 +237,15 @@ def exact_density_ratio_bound(p, q):
     """max over x of dens_p(x)/dens_q(x), exactly, for the base-2 mechanism exp(u ln2)
     (scale = 1/ln 2), i.e. density 2^u / sum(width 2^u)."""
     def z(pieces):
-        return sum((Fraction(float(r)) - Fraction(float(l))) * Fraction(2) ** int(k)
-                   for l, r, k in zip(*pieces))
+        return sum((Fraction(float(b)) - Fraction(float(a))) * Fraction(2) ** int(k)
+                   for a, b, k in zip(*pieces, strict=True))
     zp, zq = z(p), z(q)
     mids, ok = merged_midpoints(p, q)
     return max(Fraction(2) ** u_of(p, t) / zp / (Fraction(2) ** u_of(q, t) / zq)
                for t in mids[ok])
 
 
+@pytest.mark.slow
 def test_exact_density_ratio_within_privacy_map():
     # scale = 1/ln 2 makes exp(u/scale) = 2^u, so densities are exact rationals; the map
     # promises exp(map(1)) = exp(2 ln 2) = 4.
@@ -251,6 +258,7 @@ def test_exact_density_ratio_within_privacy_map():
         assert exact_density_ratio_bound(q, p) <= 4
 
 
+@pytest.mark.slow
 def test_float_density_log_ratio_within_map():
     rng = np.random.default_rng(23)
     for scale in (0.05, 1.0, 30.0):
@@ -260,7 +268,7 @@ def test_float_density_log_ratio_within_map():
             p, q = duff_mean_step_function(x, (0.0, 1.0)), duff_mean_step_function(x2, (0.0, 1.0))
             mids, ok = merged_midpoints(p, q)
 
-            def logdens(pc, t):
+            def logdens(pc, t, scale=scale):
                 lw = np.log(pc[1] - pc[0]) + pc[2] / scale
                 m = lw.max()
                 return u_of(pc, t) / scale - (m + math.log(np.exp(lw - m).sum()))
@@ -301,6 +309,7 @@ KS_CASES = [([1.0, 3.0], (0.0, 4.0), 1.0), ([0.0] * 4, (0.0, 1.0), 0.7),
             (list(np.linspace(0.0, 10.0, 40)), (0.0, 10.0), 4.0), ([], (-2.0, 2.0), 1.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data,bounds,scale", KS_CASES)
 @rerun_once(seed=3301)
 def test_releases_follow_exact_cdf(data, bounds, scale):

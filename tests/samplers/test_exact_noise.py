@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from conftest import rerun_once
+from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
-from opendp_duff.samplers import byte_source_for_tests, seeded_rng_for_tests, SeededRandomForTests
+from opendp_duff.samplers import byte_source_for_tests, seeded_rng_for_tests
 from opendp_duff.samplers.exact_noise import exact_mean, exact_rounded_release
 
 MAX = sys.float_info.max
@@ -44,6 +44,7 @@ KS_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise,shape,cdf", KS_CASES)
 @rerun_once(seed=6201)
 def test_constructions_have_the_right_law(noise, shape, cdf):
@@ -69,39 +70,6 @@ def test_location_and_scale_are_applied():
 
 # ---- exact rounding, by replaying the consumed bytes ---------------------------------------------
 
-class Recorder:
-    """A byte source: ``prefix`` first (crafted bytes), then seeded random bytes; records everything."""
-
-    def __init__(self, seed, prefix=b""):
-        self.inner, self.prefix, self.log = SeededRandomForTests(seed), bytearray(prefix), bytearray()
-
-    def random_bytes(self, n):
-        take = bytes(self.prefix[:n])
-        del self.prefix[:n]
-        out = take + self.inner.random_bytes(n - len(take))
-        self.log += out
-        return out
-
-
-def replay_laplace(log, center, scale):
-    """The release's uniform is bytes 0..7 then every byte after the sign byte (8): return the
-    nearest floats of c + sigma Z at both ends of its dyadic interval, at ample precision."""
-    bits = bytes(log[:8]) + bytes(log[9:])
-    m, b = int.from_bytes(bits, "big"), 8 * len(bits)
-    sign = -1 if log[8] & 1 else 1
-    with localcontext() as ctx:
-        ctx.prec = 60 + b  # far beyond what the enclosure needs
-        ctx.Emin, ctx.Emax = -10 ** 6, 10 ** 6
-        c = Decimal(center[0]) / Decimal(center[1]) if isinstance(center, tuple) else Decimal(center)
-        s = Decimal(scale[0]) / Decimal(scale[1]) if isinstance(scale, tuple) else Decimal(scale)
-        ends = []
-        for k in (m, m + 1):
-            z = -(Decimal(k) / Decimal(2) ** b).ln() * sign
-            r = min(max(float(c + s * z), -MAX), MAX)
-            ends.append((r, math.copysign(1.0, r)))      # the sign of a zero is part of the release
-    return ends
-
-
 def same(x):
     return [(x, math.copysign(1.0, x))] * 2
 
@@ -109,6 +77,7 @@ def same(x):
 floats = st.floats(allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(center=floats, scale=st.floats(0.0, 1e300), seed=st.integers(0, 2 ** 32))
 def test_release_is_the_nearest_float_of_the_exact_value(center, scale, seed):
@@ -142,6 +111,7 @@ def test_crafted_near_cancellation_forces_refinement_and_stays_exact(target):
         assert got < 0 and abs(got) < 2.0 ** -380 * 2 ** 64 / m0   # (U - u0) / u0 < 2^-384 / u0
 
 
+@pytest.mark.slow
 @rerun_once(seed=6204)
 def test_law_on_the_float_grid_around_one():
     # c = 1, sigma = 2^-52 = ulp(1): release 1 - 2^-53 k (below) or 1 + 2^-52 k (above).  The cells
@@ -177,6 +147,7 @@ def test_extremes_saturate_and_are_never_nan(noise, shape):
 
 # ---- the exact mean ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(floats, min_size=1, max_size=60), st.booleans())
 def test_exact_mean_is_the_rational_mean(xs, sort):

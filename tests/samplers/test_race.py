@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.samplers import race as R
 from opendp_duff.samplers import seeded_rng_for_tests
 
@@ -24,6 +24,7 @@ def chi2_ok(counts, probs):
     return stats.chisquare(obs, exp).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @rerun_once(seed=404)
 def test_sample_step_function_with_far_block(monkeypatch):
     monkeypatch.setattr(R, "_NEAR", 1.0)  # tiny near set: the far block wins often

@@ -1,4 +1,4 @@
-"""Issue 6, item 3: the bad-input matrix.
+"""The bad-input matrix.
 
 Part A -- every public constructor (and the public functions that take parameters) against
 each bad parameter value: NaN, +-inf, True, a string, None, negative, zero, 1e308, a
@@ -35,6 +35,7 @@ from opendp_duff.samplers import seeded_rng_for_tests
 # --------------------------------------------------------------------------- shared data
 # Distinctive values: an error message that quotes the data would contain one of these.
 SECRET = [3.14159271, 2.71828183, 1.41421357, 9.87654321, 0.57721566]
+N_SECRET = len(SECRET)
 SECRET_TEXT = ["3.14159", "2.71828", "1.41421", "9.87654", "0.57721"]
 LO, HI = 0.0, 10.0
 
@@ -76,7 +77,7 @@ def bounded_sorted(lo=LO, hi=HI, size=None, metric=None):
     return dom, metric or dp.symmetric_distance()
 
 
-def sized(n=len(SECRET), metric=None):
+def sized(n=N_SECRET, metric=None):
     """clamp >> sort on vectors of public size n (the smooth-sensitivity input space)."""
     dom = dp.vector_domain(dp.atom_domain(T=float), size=n)
     return (dom, metric or dp.change_one_distance()) >> dp.t.then_clamp(bounds=(LO, HI)) >> dp.t.then_sort()
@@ -586,8 +587,8 @@ def _outcome(build, value, run=True):
 MATRIX = [(c, label, val) for c in CASES for label, val in BAD]
 MATRIX += [(c, label, None) for c in CASES for label in NP_LABELS]
 
-# Bugs found by this matrix in files owned by other work in progress; reported, and marked
-# strict so that the mark must be removed when they are fixed.
+# Parameter cases that fail today, each naming its bug, marked xfail(strict=True) so that the mark
+# must be removed when the bug is fixed.
 KNOWN_BUGS = {}  # parameter cases that fail today; each entry names the bug (none at present)
 
 
@@ -785,7 +786,7 @@ def test_clamp_maps_infinities_into_bounds_and_nan_to_lo():
 
 # Non-members (NaN in front of clamp): outside the contract.  We only require that the
 # interpreter survives: a release returns something or raises an ordinary Exception.
-# ``NAN_BEHAVIOUR`` records what each mechanism does (for the issue's report).
+# ``NAN_BEHAVIOUR`` records what each mechanism does (for inspection, not asserted).
 NAN_BEHAVIOUR = {}
 
 
@@ -819,6 +820,7 @@ FAMILIES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", [pytest.param(f, marks=[m] if m else [])
                                     for f, (_, m) in FAMILIES.items()])
 def test_release_on_ten_million_duplicates(family):
