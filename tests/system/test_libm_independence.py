@@ -312,6 +312,7 @@ def _readings(build):
     return {d: _reading(obj, d) for d in d_ins}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sign", [-1, 1], ids=["libm_low", "libm_high"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_maps_do_not_shrink_when_libm_errs(name, sign):
