@@ -7,6 +7,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from .. import _validate as v
+from .. import _estimates as est
 from .. import arithmetic as ar
 from ..core import Measurement
 from ..errors import MakeError, MakeTypeError
@@ -109,13 +110,13 @@ def _best_alpha(rho: float, delta: float) -> float:
     e^L)] (from x >= log(1 + x) >= 0).  Newton's method kept inside a shrinking bracket (bisection
     on log x when a step leaves it).  Estimates, not bounds: the result does not depend on the
     platform's libm, and its accuracy only affects how tight the bound is."""
-    L = -ar.log_estimate(delta)
+    L = -est.log_estimate(delta)
     lo = 2 * L / (1 + math.sqrt(1 + 4 * rho * L))
-    hi = min(math.sqrt(L / rho), ar.exp_estimate(L))
+    hi = min(math.sqrt(L / rho), est.exp_estimate(L))
     lo, hi = max(lo, 1e-300), min(max(hi, lo), 1e300)     # a subnormal or huge rho: stay finite
     x = math.sqrt(lo) * math.sqrt(hi)
     for _ in range(200):
-        h = rho * x * x + ar.log1p_estimate(x) - L
+        h = rho * x * x + est.log1p_estimate(x) - L
         if h < 0:
             lo = x
         else:

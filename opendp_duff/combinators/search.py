@@ -50,7 +50,7 @@ def binary_search_param(make_chain: Callable[[Any], Union[Measurement, Transform
     Proof: none needed for privacy: the chain returned by ``make_chain`` carries its own proof,
     and ``check`` is ``d_out >= map(d_in)``.
 
-    References: OpenDP's ``binary_search_param`` is the model of this interface.
+    References: none (a search over a public parameter, not a mechanism).
 
     Example:
         >>> import opendp_duff as dp
