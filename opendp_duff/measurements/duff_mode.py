@@ -5,7 +5,7 @@ import numbers
 import attrs
 import numpy as np
 
-from ..audit import DiscreteLaw
+from ..laws import DiscreteLaw
 from ..core import then
 from ..errors import MakeError
 from ..metrics import SymmetricDistance
