@@ -7,6 +7,7 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff.samplers import seeded_rng_for_tests
+from opendp_duff.samplers.exact_noise import GAUSSIAN, LAPLACE
 
 ATOM = dp.atom_domain(T=float), dp.absolute_distance(T=float)
 
@@ -115,7 +116,7 @@ def test_unbounded_or_huge_integer_domains_are_refused():
     assert m.map(1) == 1.0
 
 
-@pytest.mark.parametrize("make,noise", [(laplace, "laplace"), (gaussian, "gaussian")])
+@pytest.mark.parametrize("make,noise", [(laplace, LAPLACE), (gaussian, GAUSSIAN)])
 def test_release_is_the_exact_sampler_rounded_once(make, noise):
     # the mechanism's function is exactly round(x + scale Z) from the exact sampler
     from opendp_duff.samplers.exact_noise import exact_rounded_release

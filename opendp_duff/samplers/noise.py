@@ -36,7 +36,7 @@ import math
 import numpy as np
 from scipy import special
 
-from . import standard_laplace, standard_normal, uniform_open
+from .float_path import standard_laplace, standard_normal, uniform_open
 
 __all__ = [
     "sample_laplace_log_normal", "sample_uniform_log_normal", "sample_arsinh_normal",
