@@ -90,7 +90,7 @@ def round_monotone(ps: PSRN, f: Callable[[Fraction], Fraction], step: int = 64) 
     while True:
         lo, hi = ps.bounds()
         x, y = float(f(lo)), float(f(hi))   # Fraction -> float is correctly rounded
-        if x == y:
+        if same_float(x, y):
             return x
         ps.refine_to(ps.bits + step)
 
