@@ -166,6 +166,7 @@ ARSINH_NORMAL = ExactNoise("arsinh_normal", 2, _accept_polar, _arsinh, False, "s
 EXACT_NOISES = (LAPLACE, GAUSSIAN, STUDENT_T, POLYNOMIAL_TAIL, LLN, ULN, ARSINH_NORMAL)
 
 
+# [proof:exact_rounded_release]
 def _shape(shape: float | None) -> float:
     assert shape is not None  # checked by exact_rounded_release for the laws that have one
     return shape
@@ -185,7 +186,6 @@ def _enclose(ia: DecimalIA, c: Exact) -> Interval:
     return ia.div(ia.const(c[0]), ia.const(c[1])) if isinstance(c, tuple) else ia.const(c)
 
 
-# [proof:exact_rounded_release]
 def exact_rounded_release(center: Exact, scale: Exact, noise: ExactNoise, shape: float | None = None) -> float:
     """R(c + sigma Z) for the exact real Z of law ``noise``: the nearest float, ties to even, saturated.
 

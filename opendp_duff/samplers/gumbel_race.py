@@ -132,7 +132,6 @@ class _Race:
             else:
                 self._count("decimal_refined", cand.size)
                 lo, hi = self._decimal(cand, level)
-    # [end:race_run]
 
     def _level1(self, cand: npt.NDArray[np.intp], k: Floats, single: npt.NDArray[np.bool_], w_lo: Floats,
                 w_hi: Floats, wmag: Floats) -> tuple[Floats, Floats]:
@@ -159,6 +158,7 @@ class _Race:
             lo.append(ia.dn.add(w_lo, g_lo))
             hi.append(ia.up.add(w_hi, g_hi))
         return np.array(lo, dtype=object), np.array(hi, dtype=object)
+    # [end:race_run]
 
 
 def _check_race_args(numer: npt.ArrayLike, denom: float, left: npt.ArrayLike | None,
@@ -264,6 +264,7 @@ def _finish(N: Floats, D: float, L: Floats | None, R: Floats | None, starts: Int
 # [end:exact_gumbel_race]
 
 
+# [proof:lazy_blocks]
 class LazyGroup:
     """A block of members known at first only through an upper bound on its mass.
 
@@ -282,7 +283,6 @@ class LazyGroup:
         self.members = members
 
 
-# [proof:lazy_blocks]
 def exact_race_with_lazy_blocks(numer: npt.ArrayLike, denom: float, left: npt.ArrayLike, right: npt.ArrayLike,
                                 blocks: Iterable[LazyGroup], stats: dict[str, int] | None = None
                                 ) -> tuple[int | None, int]:
