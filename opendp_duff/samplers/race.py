@@ -122,22 +122,31 @@ def _exact_index(left: npt.NDArray[np.float64], right: npt.NDArray[np.float64], 
 
 def sample_step_function(left: npt.ArrayLike, right: npt.ArrayLike, levels: npt.ArrayLike, scale: float,
                          size: int | None = None) -> float | npt.NDArray[np.float64]:
-    """Draw from the density ∝ exp(levels_i / scale) on the disjoint intervals
-    [left_i, right_i] (Duff §5, Algorithm 1, with the block race above), EXACTLY.
+    """Draw EXACTLY from the density ∝ exp(levels_i / scale) on disjoint intervals, rounded to a float.
 
     The interval is chosen with probability exactly ∝ (right_i - left_i) exp(levels_i / scale)
-    by the exact Gumbel race of :mod:`opendp_duff.samplers.gumbel_race` (float keys with
-    rigorous error bounds, refined with fresh random bits only when they cannot
-    decide), then an exact uniform point of it, rounded to the nearest float, is
-    returned (:func:`~opendp_duff.samplers.uniform.exact_uniform_float`).  Zero-width
-    intervals never win unless every interval has zero width; then the left end of
-    a highest-level interval is returned.  ``scale = 0`` samples uniformly on the
-    top-level intervals; ``scale = inf`` ignores the levels.  ``size=k`` returns k
-    independent draws.
+    (inputs read as exact rationals) by the exact Gumbel race of
+    :mod:`opendp_duff.samplers.gumbel_race`, the intervals far below the top in one lazy block
+    ([GM-Duff] §5, Algorithm 1, with the block race); then an exact uniform point of it, rounded
+    to the nearest float, is returned (:func:`~opendp_duff.samplers.uniform.exact_uniform_float`).
 
-    Cost: O(N) cheap arithmetic to find the near set, one exact race among the near
-    intervals and the lazy far block, and O(N) more only in the (rare) event that
-    the far block's bound could win.
+    Args:
+        left, right: the interval ends, finite, left <= right, the intervals disjoint.
+        levels: the finite level of each interval.
+        scale: >= 0; 0 samples uniformly on the top-level intervals, inf ignores the levels.
+        size: None for one draw, k for an array of k independent draws.
+
+    Returns:
+        A float (or an array of floats) inside the union of the intervals.  Zero-width intervals
+        never win unless every interval has zero width; then the left end of a highest-level
+        interval is returned.
+
+    Raises:
+        MakeError: on malformed parameters (before any byte is drawn).
+
+    Cost: O(N) cheap arithmetic to find the near set, one exact race among the near intervals
+    and the lazy far block, and O(N) more only in the (rare) event that the far block's bound
+    could win.  Proof: ``proofs/samplers/gumbel_race.tex``, ``proofs/samplers/uniform.tex``.
     """
     left, right, levels, scale = _validate(left, right, levels, scale)
 
