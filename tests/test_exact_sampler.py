@@ -381,7 +381,7 @@ def test_uniform_is_nearest_float_of_its_point():
     with seeded_rng_for_tests(622):
         for _ in range(200):
             ps = PSRN.draw(8)
-            x = U._uniform_from(Fraction(a), Fraction(b - a), ps)
+            x = U._uniform_from(U._affine(a, b), ps)
             lo, hi = ps.bounds()
             assert float(lo) <= x <= float(hi)  # Fraction -> float rounds to nearest
     assert U.exact_uniform_float(2.5, 2.5) == 2.5

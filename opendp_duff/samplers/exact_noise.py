@@ -183,7 +183,7 @@ def _check_noise(noise: ExactNoise, shape: float | None) -> None:
 
 
 def _enclose(ia: DecimalIA, c: Exact) -> Interval:
-    return ia.div(ia.const(c[0]), ia.const(c[1])) if isinstance(c, tuple) else ia.const(c)
+    return ia.ratio(c[0], c[1]) if isinstance(c, tuple) else ia.const(c)
 
 
 def exact_rounded_release(center: Exact, scale: Exact, noise: ExactNoise, shape: float | None = None) -> float:

@@ -117,13 +117,16 @@ class DecimalIA:
         return lo, hi
 
     def div(self, a: Interval, b: Interval) -> Interval:
-        """x / y for y > 0: monotone in each argument, so the extremes are at corners."""
+        """x / y for y > 0: increasing in x; in y decreasing where x >= 0 and increasing where x < 0."""
         if not b[0] > 0:
             raise Undecided
-        dn, up = self.dn, self.up
-        lo = min(dn.divide(a[0], b[0]), dn.divide(a[0], b[1]), dn.divide(a[1], b[0]), dn.divide(a[1], b[1]))
-        hi = max(up.divide(a[0], b[0]), up.divide(a[0], b[1]), up.divide(a[1], b[0]), up.divide(a[1], b[1]))
-        return lo, hi
+        return (self.dn.divide(a[0], b[1] if a[0] >= 0 else b[0]),
+                self.up.divide(a[1], b[0] if a[1] >= 0 else b[1]))
+
+    def ratio(self, num: float | int, den: float | int) -> Interval:
+        """An enclosure of the exact num / den, den > 0 (both read exactly)."""
+        n, d = Decimal(num), Decimal(den)
+        return self.dn.divide(n, d), self.up.divide(n, d)
 
     def square(self, a: Interval) -> Interval:
         lo, hi = a
@@ -140,7 +143,9 @@ class DecimalIA:
         delta = up.subtract(hi, lo)
         if delta > _NARROW:
             return self.exp_dn(lo), self.exp_up(hi)
-        return self.exp_dn(lo), up.multiply(self.exp_up(lo), up.add(ONE, up.add(delta, up.multiply(delta, delta))))
+        r = lo.exp(self.ne)                     # one evaluation, widened both ways (eq:widen)
+        e_lo, e_hi = max(self.ne.next_minus(r), ZERO), self.ne.next_plus(r)
+        return e_lo, up.multiply(e_hi, up.add(ONE, up.add(delta, up.multiply(delta, delta))))
 
     def ln(self, a: Interval) -> Interval:
         """ln x is increasing on x > 0; narrow arguments: ln hi <= ln lo + delta / lo (eq:narrow-ln)."""
@@ -151,7 +156,8 @@ class DecimalIA:
         delta = up.subtract(hi, lo)
         if delta > up.multiply(lo, _NARROW):
             return self.ln_dn(lo), self.ln_up(hi)
-        return self.ln_dn(lo), up.add(self.ln_up(lo), up.divide(delta, lo))
+        r = lo.ln(self.ne)                      # one evaluation, widened both ways (eq:widen)
+        return self.ne.next_minus(r), up.add(self.ne.next_plus(r), up.divide(delta, lo))
 
     def sqrt_nonneg(self, a: Interval) -> Interval:
         """sqrt of a quantity known to be >= 0 (a negative lower end is raised to 0)."""

@@ -6,7 +6,7 @@ fresh bytes from :func:`~opendp_duff.samplers.current_rng` narrows the interval 
 changes the law of ``U``.  Every exact sampler is a short procedure on top of this type:
 
 * :func:`round_monotone`: the nearest float to ``f(U)`` for an exact non-decreasing ``f``
-  (the uniform float of :mod:`.uniform`);
+  (the uniform float of :mod:`.uniform`, with ``f`` affine and evaluated in integers);
 * :func:`refine_until`: a decision about ``phi(U_1, ..., U_k)`` taken in the interval
   arithmetic of :mod:`.interval` once the enclosures allow it (the noise constructions of
   :mod:`.exact_noise`);
@@ -83,13 +83,12 @@ def saturated_float(d: Decimal) -> float:
     return min(max(float(d), -_MAX), _MAX)
 
 
-def round_monotone(ps: PSRN, f: Callable[[Fraction], Fraction], step: int = 64) -> float:
-    """The nearest float (ties to even) to ``f(U)``, for an exact non-decreasing ``f`` from [0, 1]
-    into [-MAX, MAX]: refine ``ps`` by ``step`` bits until both ends of its interval round to
-    the same float, sign of zero included."""
+def round_monotone(ps: PSRN, rounded: Callable[[int, int], float], step: int = 64) -> float:
+    """R(f(U)) for an exact non-decreasing f from [0, 1] into [-MAX, MAX], given
+    ``rounded(k, b) = R(f(k 2^-b))`` (R: nearest float, ties to even): refine ``ps`` by ``step``
+    bits until both ends of its interval round to the same float, sign of zero included."""
     while True:
-        lo, hi = ps.bounds()
-        x, y = float(f(lo)), float(f(hi))   # Fraction -> float is correctly rounded
+        x, y = rounded(ps.m, ps.bits), rounded(ps.m + 1, ps.bits)
         if same_float(x, y):
             return x
         ps.refine_to(ps.bits + step)

@@ -2,7 +2,8 @@
 
 ``exact_uniform_float(a, b)`` returns ``R(a + (b - a) U)`` for an exact uniform ``U`` (a
 :class:`~opendp_duff.samplers.psrn.PSRN`), where ``R`` rounds to the nearest float, ties to
-even.  ``a + (b - a) U`` is computed in exact rationals at both ends of the PSRN's interval;
+even.  ``a + (b - a) U`` is computed exactly (floats are dyadic rationals: one integer
+numerator over a power of two) at both ends of the PSRN's interval;
 when the two ends round to the same float (sign of zero included) that float is ``R`` of
 the exact point, otherwise 64 more bits are read.  8 bytes in the common case.
 Proof: ``proofs/samplers/uniform.tex``.
@@ -10,7 +11,6 @@ Proof: ``proofs/samplers/uniform.tex``.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
@@ -48,11 +48,22 @@ def exact_uniform_float(a: float, b: float) -> float:
     a, b = _check_ab(a, b)
     if a == b:
         return a
-    return _uniform_from(Fraction(a), Fraction(b) - Fraction(a), PSRN.draw(8))
+    return _uniform_from(_affine(a, b), PSRN.draw(8))
 
 
-def _uniform_from(A: Fraction, W: Fraction, ps: PSRN) -> float:
-    return round_monotone(ps, lambda u: A + W * u)
+def _affine(a: float, b: float) -> tuple[int, int, int]:
+    """Integers (NA, NW, q) with a = NA / q and b - a = NW / q exactly, q a power of two."""
+    pa, qa = a.as_integer_ratio()      # floats are dyadic: qa, qb are powers of two
+    pb, qb = b.as_integer_ratio()
+    q = max(qa, qb)
+    na = pa * (q // qa)
+    return na, pb * (q // qb) - na, q
+
+
+def _uniform_from(affine: tuple[int, int, int], ps: PSRN) -> float:
+    na, nw, q = affine
+    # a + (b - a) k 2^-bits = (NA 2^bits + NW k) / (q 2^bits); int / int is correctly rounded
+    return round_monotone(ps, lambda k, bits: ((na << bits) + nw * k) / (q << bits))
 
 
 def exact_uniform_floats(a: float, b: float, size: int) -> npt.NDArray[np.float64]:
@@ -65,9 +76,9 @@ def exact_uniform_floats(a: float, b: float, size: int) -> npt.NDArray[np.float6
     if a == b or size == 0:
         return np.full(size, a)
     raw = current_rng().random_bytes(8 * size)
-    A, W = Fraction(a), Fraction(b) - Fraction(a)
+    affine = _affine(a, b)
     out = np.empty(size)
     for i in range(size):
-        out[i] = _uniform_from(A, W, PSRN(int.from_bytes(raw[8 * i:8 * i + 8], "big"), 64))
+        out[i] = _uniform_from(affine, PSRN(int.from_bytes(raw[8 * i:8 * i + 8], "big"), 64))
     return out
 # [end:exact_uniform]

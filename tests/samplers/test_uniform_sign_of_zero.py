@@ -83,5 +83,5 @@ def test_same_float_and_round_monotone():
     # [0, 2^-64] straddles, and only refinement shows that the release is -0.0
     ps = PSRN(0, 64)
     with byte_source_for_tests(SeededRandomForTests(1)):
-        x = round_monotone(ps, lambda u: -u * Fraction(1, 1 << 1100))
+        x = round_monotone(ps, lambda k, bits: -k / (1 << (1100 + bits)))   # R(f(k 2^-bits))
     assert signed(x) == (0.0, -1.0) and ps.bits > 64
