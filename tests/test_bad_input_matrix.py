@@ -361,7 +361,7 @@ def _c(v, run=True):
     return meas
 
 
-@case("make_duff_mean.scale", "scale_pos")
+@case("make_duff_mean.scale", "scale")
 def _c(v, run=True):
     meas = _duff(dp.m.then_duff_mean, scale=v)
     if run:
