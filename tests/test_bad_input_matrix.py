@@ -647,8 +647,9 @@ def test_matrix_covers_every_public_constructor():
 
 @pytest.mark.parametrize("scale", [True, math.nan, "2.0"])
 def test_duff_quantile_sample_validates_scale(scale):
+    from opendp_duff.measurements.duff import duff_quantile_sample
     with pytest.raises((TypeError, ValueError), match="scale"):
-        dp.m.duff_quantile_sample(sorted(SECRET), (LO, HI), 0.5, scale)
+        duff_quantile_sample(sorted(SECRET), (LO, HI), 0.5, scale)
 
 
 # =========================================================================== part B
