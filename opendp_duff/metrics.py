@@ -75,9 +75,10 @@ class InfDifferenceDistance(Metric):
     * vectors of different lengths are at distance ``inf``: no finite ``d_in`` relates
       them, so a mechanism may treat each length (the empty vector included) apart;
     * entries may be +-inf: the difference x_i - x'_i is 0 when x_i = x'_i (also when
-      both are the same infinity) and +-inf when they differ and one of them is infinite.
-      So at a finite distance both vectors have their +inf, -inf and finite entries at
-      the same indices, and every difference is finite (0 at the infinite indices).
+      both are the same infinity) and +-inf when they differ and one of them is infinite;
+      a pair with an infinite difference is at distance ``inf``.  So at a finite distance
+      both vectors have their +inf, -inf and finite entries at the same indices, and every
+      difference is finite (0 at the infinite indices).
     """
 
 
@@ -89,7 +90,8 @@ class LInfDistance(Metric):
 
     Same conventions as :class:`InfDifferenceDistance`: vectors of different lengths are
     at distance ``inf``; a difference is 0 between equal entries (the same infinity
-    included) and +-inf when the entries differ and one is infinite.
+    included) and +-inf, making the distance ``inf``, when the entries differ and one is
+    infinite.
     """
 
     monotonic: bool = False
