@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import DiscreteLaw, step_function_law
+from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function

@@ -16,10 +16,10 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..audit import DiscreteLaw
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..errors import MakeError
+from ..laws import DiscreteLaw
 from ..metrics import Metric, SymmetricDistance
 from ..transformations._common import dataset_space
 from ..transformations.count_by_candidates import (_key, _keys, candidate_counter,

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import discrete_law
+from ..laws import discrete_law, relative_log_weights
 from ..core import Measurement, then
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
@@ -154,11 +154,9 @@ def score_log_weights(scores: np.ndarray, scale: float) -> np.ndarray:
         return np.where(scores == top, 0.0, -np.inf)
     if math.isinf(scale):                 # uniform over the finite scores
         return np.where(finite, 0.0, -np.inf)
-    with np.errstate(over="ignore"):
-        # scores - top is in [-inf, 0]: -inf stays -inf, an overflow becomes -inf
-        # (its exact weight is below exp(-MAX/scale), which is 0 in floats anyway),
-        # and division by a positive finite scale cannot give NaN.
-        return (scores - top) / scale
+    # (s_i - top) / scale in [-inf, 0], formed without overflow: a gap beyond the largest
+    # float is halved first, so scores [1e308, -1e308] at scale 1e308 weigh [0, -2]
+    return relative_log_weights(scores, top, scale)
 # [end:noisy_max_release]
 
 

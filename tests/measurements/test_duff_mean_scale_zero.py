@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.measurements.duff_mean import duff_mean_step_function, make_duff_mean
 from opendp_duff.samplers import seeded_rng_for_tests
 
