@@ -59,10 +59,10 @@ NOISES = {  # key: (label, privacy, marker)
     "arsinh_normal": ("arsinh-normal", "eps^2/2-zCDP", "s"),
     "student_t": ("Student's T (d=3)", "eps-DP", "D"), "laplace": ("Laplace", "(eps, 1e-6)-DP", "^"),
 }
-FULL = {"ns": (201, 501, 1001, 5001), "epsilons": (1.0, 0.2), "t_grid": 150, "ss_datasets": 100,
+FULL: dict[str, Any] = {"ns": (201, 501, 1001, 5001), "epsilons": (1.0, 0.2), "t_grid": 150, "ss_datasets": 100,
         "trim_datasets": 20000,
         "fractions": (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)}
-QUICK = {"ns": (201, 501), "epsilons": (1.0, 0.2), "t_grid": 30, "ss_datasets": 5, "trim_datasets": 400,
+QUICK: dict[str, Any] = {"ns": (201, 501), "epsilons": (1.0, 0.2), "t_grid": 30, "ss_datasets": 5, "trim_datasets": 400,
          "fractions": (0.0, 0.02, 0.1, 0.25, 0.45)}
 # [BS19] §7.2, on the best algorithm at eps = 1: n=201 "only a factor of two" (n MSE ~ 2,
 # excess ~ 1); n=1001 "excess variance down to 10%".

@@ -61,7 +61,7 @@ MECHANISMS = {  # key: (label, privacy)
     "ss_eps_delta_paper": ("SMOOTHSENS_eps,delta, t tuned on the data", "NOT private (paper's tuning)"),
     "laplaceln_paper": ("LAPLACELN, t tuned on the data", "NOT private (paper's tuning)"),
     "ss_eps_delta_lib": ("SMOOTHSENS_eps,delta, library default t", "(eps, 1/n)-DP"),
-    "laplaceln_lib": ("LAPLACELN, library default t", "(eps, 1/n)-DP via Lemma 9"),
+    "laplaceln_lib": ("LAPLACELN, library default t", "(eps, 1/n)-DP via [BS19] Lemma 9"),
     "ss_nrs_delta": ("SS, delta=1/n, [GM-Duff-short] Prop. 2 parameters", "(eps, 1/n)-DP"),
     "ss_nrs_delta09": ("SS, delta=0.9, [GM-Duff-short] Prop. 2 parameters", "NOT private (delta = 0.9)"),
     "laplaceln_rho": ("LAPLACELN at rho=eps^2/2, t tuned on the data",

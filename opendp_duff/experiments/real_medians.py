@@ -120,11 +120,12 @@ def figures(res: dict[str, Any], plt: Any) -> dict[str, tuple[Any, str]]:
     panels = [("the data (non-private)", None), (TUNED, TUNED), (DEFAULT + " ((ε, 1/n)-DP)", DEFAULT),
               ("Duff (ε-DP)", "Duff")]
     fig, axes = F.subplots(plt, 1, len(panels), 3.3 * len(panels), 3.3, sharex=True)
-    bins = np.linspace(*res["bounds"], 50)
+    bins = np.linspace(float(res["bounds"][0]), float(res["bounds"][1]), 50)
     for ax, (title, key) in zip(axes[0], panels, strict=True):
         for k, (name, c) in enumerate(res["classes"].items()):
             v = c["data"] if key is None else c["releases"][key]
-            ax.hist(v, bins=bins, density=True, alpha=0.5, color=f"C{k}", label=f"{name} (n = {c['n']})")
+            label = name if f"n={c['n']}" in name else f"{name} (n = {c['n']})"
+            ax.hist(v, bins=bins, density=True, alpha=0.5, color=f"C{k}", label=label)
             ax.axvline(c["median"], color=f"C{k}", lw=1.2, ls=":",
                        label=f"{name}: median of the data (non-private reference)")
         ax.set_title(title, fontsize=9)
