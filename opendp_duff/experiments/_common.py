@@ -85,15 +85,19 @@ def machine() -> str:
 
 
 def code_version() -> str:
-    """The git commit of the package's checkout (``-dirty`` if it has uncommitted changes), or
-    ``unknown`` outside a git checkout."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    """The git commit of the package's checkout, with ``-dirty`` if the package's own files have
+    uncommitted changes, or ``unknown`` outside a git checkout."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=package, capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip()
     try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=here,
-                             capture_output=True, text=True, timeout=10, check=True)
+        commit = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--", package)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-    return out.stdout.strip() or "unknown"
+    return commit + ("-dirty" if dirty else "")
 
 
 def fmt(x: Any, digits: int = 3) -> str:
