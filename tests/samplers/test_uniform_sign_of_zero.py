@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from helpers import Recorder
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests
 from opendp_duff.samplers.psrn import PSRN, round_monotone, same_float
 from opendp_duff.samplers.uniform import exact_uniform_float, exact_uniform_floats
@@ -19,20 +20,6 @@ from opendp_duff.samplers.uniform import exact_uniform_float, exact_uniform_floa
 TINY = 2.0 ** -1074                     # the smallest positive float
 A, B = -TINY, 2 * TINY                  # a + (b - a) U = TINY (3U - 1): zero at U = 1/3
 M0 = (1 << 64) // 3                     # [M0, M0 + 1] 2^-64 contains 1/3 in its interior
-
-
-class Recorder:
-    """``prefix`` first, then seeded bytes; records everything it gives."""
-
-    def __init__(self, seed, prefix=b""):
-        self.inner, self.prefix, self.log = SeededRandomForTests(seed), bytearray(prefix), bytearray()
-
-    def random_bytes(self, n):
-        take = bytes(self.prefix[:n])
-        del self.prefix[:n]
-        out = take + self.inner.random_bytes(n - len(take))
-        self.log += out
-        return out
 
 
 def signed(x):
