@@ -16,12 +16,14 @@ import numpy as np
 import opendp_duff as dp
 from opendp_duff import distributions as D
 from opendp_duff import smooth_sensitivity as ss
-from opendp_duff.samplers.exact_noise import exact_mean, exact_rounded_release
+from opendp_duff.exact_sum import exact_mean
+from opendp_duff.samplers import exact_noise as X
+from opendp_duff.samplers.exact_noise import exact_rounded_release
 
-NOISES = [("laplace", None, D.Laplace(1.0)), ("student_t", 3.0, D.StudentT(3.0)),
-          ("polynomial_tail", 2.0, D.PolynomialTail(2.0)), ("lln", 0.5, D.LaplaceLogNormal(0.5)),
-          ("uln", 2 ** 0.5, D.UniformLogNormal(2 ** 0.5)),
-          ("arsinh_normal", 2 / 3 ** 0.5, D.ArsinhNormal(2 / 3 ** 0.5))]
+NOISES = [(X.LAPLACE, None, D.Laplace(1.0)), (X.STUDENT_T, 3.0, D.StudentT(3.0)),
+          (X.POLYNOMIAL_TAIL, 2.0, D.PolynomialTail(2.0)), (X.LLN, 0.5, D.LaplaceLogNormal(0.5)),
+          (X.ULN, 2 ** 0.5, D.UniformLogNormal(2 ** 0.5)),
+          (X.ARSINH_NORMAL, 2 / 3 ** 0.5, D.ArsinhNormal(2 / 3 ** 0.5))]
 BOUNDS = (-10.0, 10.0)
 
 
@@ -55,22 +57,22 @@ def main():
     for noise, shape, law in NOISES:
         exact = per_call(exact_rounded_release, 0.3, (0.02, 0.7), noise, shape, calls=400)
         flt = per_call(float_release, law, calls=400)
-        print(f"  {noise:16s} exact {exact * 1e6:8.1f}  float {flt * 1e6:8.1f}  ratio {exact / flt:6.2f}")
+        print(f"  {noise.name:16s} exact {exact * 1e6:8.1f}  float {flt * 1e6:8.1f}  ratio {exact / flt:6.2f}")
     print("whole release: exact vs float path (same statistic and smooth sensitivity)")
     rng = np.random.default_rng(0)
     for n in (1000, 1_000_000):
         x = np.sort(rng.normal(size=n)).clip(*BOUNDS)
         dom = dp.vector_domain(dp.atom_domain(T=float, bounds=BOUNDS), size=n, sorted=True)
         for noise, shape, law in NOISES[:2]:
-            kw = dict(delta=1e-6) if noise == "laplace" else dict(d=shape)
-            med = dp.m.make_smooth_median(dom, dp.change_one_distance(), t=0.05, s=0.2, noise=noise, **kw)
+            kw = dict(delta=1e-6) if noise is X.LAPLACE else dict(d=shape)
+            med = dp.m.make_smooth_median(dom, dp.change_one_distance(), t=0.05, s=0.2, noise=noise.name, **kw)
             tm = dp.m.make_smooth_trimmed_mean(dom, dp.change_one_distance(), m=n // 10, t=0.05, s=0.2,
-                                               noise=noise, **kw)
+                                               noise=noise.name, **kw)
             k = 30 if n < 1e5 else 5
             for name, exact_f, float_f in (("median", med, float_median), ("trimmed_mean", tm, float_trimmed_mean)):
                 te = per_call(exact_f, x, calls=k)
                 tf = per_call(float_f, x, law, calls=k)
-                print(f"  n={n:>8d} {name:13s} {noise:10s} exact {te * 1e3:8.3f} ms  float {tf * 1e3:8.3f} ms"
+                print(f"  n={n:>8d} {name:13s} {noise.name:10s} exact {te * 1e3:8.3f} ms  float {tf * 1e3:8.3f} ms"
                       f"  ratio {te / tf:5.2f}")
 
 

@@ -27,7 +27,8 @@ from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rati
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
-from ..samplers.exact import LazyGroup, exact_race_with_lazy_blocks, exact_uniform_float
+from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
+from ..samplers.uniform import exact_uniform_float
 from ..transformations._common import as_array, dataset_space
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",

@@ -22,7 +22,7 @@ from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import InfDifferenceDistance, LInfDistance, Metric
-from ..samplers.exact import exact_gumbel_race
+from ..samplers.gumbel_race import exact_gumbel_race
 
 __all__ = ["make_report_noisy_max_gumbel", "then_report_noisy_max_gumbel"]
 

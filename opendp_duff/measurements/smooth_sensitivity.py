@@ -63,7 +63,8 @@ from ..transformations.metric_convert import make_symmetric_to_change_one
 from ..transformations._common import as_array, dataset_space
 from . import _smooth_maps as sm
 from ..samplers import check_entropy
-from ..samplers.exact_noise import exact_mean, exact_rounded_release
+from ..exact_sum import exact_mean
+from ..samplers.exact_noise import EXACT_NOISES, exact_rounded_release
 
 __all__ = [
     "make_smooth_median", "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
@@ -77,6 +78,7 @@ _SHAPE_NAME = {"lln": "sigma", "uln": "sigma", "arsinh_normal": "sigma", "studen
 _SHAPE_DEFAULT = {"uln": sm.ULN_SIGMA, "arsinh_normal": sm.ARSINH_SIGMA, "student_t": 3.0,
                   "polynomial_tail": 2.0}
 _E_MINUS_2 = math.exp(-2)
+_EXACT_NOISE = {law.name: law for law in EXACT_NOISES}  # noise name -> its exact sampler
 
 
 # ---- validation ------------------------------------------------------------------
@@ -185,9 +187,10 @@ def _release_draws(center, smooth_value, s, noise, law_shape, size):
     releases).  The measurements' functions call it with size=None, :func:`smooth_release_sample`
     with a size: one implementation, two entry points."""
     scale = (float(smooth_value), s)
+    exact = _EXACT_NOISE[noise]
     if size is None:
-        return exact_rounded_release(center, scale, noise, law_shape)
-    return np.array([exact_rounded_release(center, scale, noise, law_shape) for _ in range(size)],
+        return exact_rounded_release(center, scale, exact, law_shape)
+    return np.array([exact_rounded_release(center, scale, exact, law_shape) for _ in range(size)],
                     dtype=np.float64)
 
 
