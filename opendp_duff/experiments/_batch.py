@@ -40,7 +40,7 @@ def lower_median(x_sorted: np.ndarray) -> float:
 
 
 def duff_median_releases(x_sorted: np.ndarray, bounds: tuple[float, float], epsilon: float,
-                         size: int) -> np.ndarray:
+                         size: int) -> Any:
     """``size`` releases of the Duff median at scale 2/epsilon (epsilon-DP, add/remove)."""
     return duff_quantile_sample(x_sorted, bounds, 0.5, 2.0 / epsilon, size=size)
 

@@ -9,6 +9,7 @@ from ..distributions import Gaussian
 from ..measures import ZeroConcentratedDivergence
 from ..metrics import AbsoluteDistance, L2Distance
 from ..samplers import standard_normal
+from ..samplers.exact_noise import GAUSSIAN
 from ._common import exact_release, float_space
 
 
@@ -39,7 +40,7 @@ def make_gaussian(input_domain, input_metric, scale):
         return ar.INF if ratio == ar.INF else ar.up(ar.Q(ratio) ** 2 / 2)
 
     def function(x):
-        return exact_release(x, scale, "gaussian", is_vector, standard_normal)
+        return exact_release(x, scale, GAUSSIAN, is_vector, standard_normal)
 
     return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map,
                        output_law=_law(is_vector, scale))

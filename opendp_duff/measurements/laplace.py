@@ -12,6 +12,7 @@ from ..distributions import Laplace
 from ..measures import MaxDivergence
 from ..metrics import AbsoluteDistance, L1Distance, Metric
 from ..samplers import standard_laplace
+from ..samplers.exact_noise import LAPLACE
 from ._common import exact_release, float_space
 
 
@@ -59,7 +60,7 @@ def make_laplace(input_domain: AtomDomain | VectorDomain, input_metric: Metric,
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
 
     def function(x):
-        return exact_release(x, scale, "laplace", is_vector, standard_laplace)
+        return exact_release(x, scale, LAPLACE, is_vector, standard_laplace)
 
     def privacy_map(d_in):
         return ar.div_up(d_in, scale)

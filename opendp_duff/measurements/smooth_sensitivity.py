@@ -30,7 +30,7 @@ from ..core import Measurement, make_chain_mt, then
 from ..domains import VectorDomain
 from ..errors import MakeError
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
-from ..samplers.exact_noise import exact_mean
+from ..exact_sum import exact_mean
 from ..smooth.maps import group_map
 from ..smooth.noises import SmoothNoise, resolve
 from ..smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_rounding_slack,

@@ -25,18 +25,24 @@ samplers are called with public parameters only, and the caller scales and
 shifts the returned value afterwards.
 
 These are float-path samplers (textbook transforms of 52-bit uniforms), like
-the primitives they build on: their output set is a sparse, porous set of
-floats, fine for simulation and plots but not for releases.  The
+the primitives they build on (:mod:`.float_path`): their output set is a sparse,
+porous set of floats, fine for simulation and plots but not for releases.  The
 smooth-sensitivity measurements do not use them: they release through
 :mod:`opendp_duff.samplers.exact_noise` (exact noise, exact rounding to the
 nearest float).
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
-from . import standard_laplace, standard_normal, uniform_open
+from .float_path import Size, standard_laplace, standard_normal, uniform_open
+
+Floats = npt.NDArray[np.float64]
 
 __all__ = [
     "sample_laplace_log_normal", "sample_uniform_log_normal", "sample_arsinh_normal",
@@ -51,7 +57,7 @@ _TINY = float(np.finfo(np.float64).tiny)
 _BETA_FLOOR = 256.0 * _TINY
 
 
-def student_t_cutoff(d):
+def student_t_cutoff(d: float) -> float:
     """Largest |z| the T(d) sampler returns: where stdtrit stops being accurate.
 
     stdtrit(d, u) = -sqrt(d (1 - w) / w) with w = I^{-1}_{2u}(d/2, 1/2); we
@@ -60,12 +66,13 @@ def student_t_cutoff(d):
     return min(FLOAT_MAX, math.sqrt(d / _BETA_FLOOR))
 
 
-def polynomial_tail_cutoff(gamma):
+def polynomial_tail_cutoff(gamma: float) -> float:
     """Largest |z| the polynomial-tail sampler returns (same reasoning, w = 1/(1+|z|^gamma))."""
     return min(FLOAT_MAX, math.exp(-math.log(_BETA_FLOOR) / gamma))
 
 
-def _resampled(draw, size, cutoff=FLOAT_MAX):
+def _resampled(draw: Callable[[int], npt.ArrayLike], size: Size | None, cutoff: float = FLOAT_MAX
+               ) -> float | Floats:
     """Call ``draw(n)`` (an ndarray of n candidates), redrawing every candidate
     that is NaN, infinite, or larger than ``cutoff`` in magnitude.
 
@@ -85,13 +92,13 @@ def _resampled(draw, size, cutoff=FLOAT_MAX):
     return float(z[0]) if size is None else z.reshape(size)
 
 
-def _signed_exp(sign, log_magnitude):
+def _signed_exp(sign: Floats, log_magnitude: Floats) -> Floats:
     """sign * exp(log_magnitude); overflow gives +-inf (then resampled), never NaN."""
     with np.errstate(over="ignore"):
         return sign * np.exp(log_magnitude)
 
 
-def sample_laplace_log_normal(sigma, size=None):
+def sample_laplace_log_normal(sigma: float, size: Size | None = None) -> float | Floats:
     """LLN(sigma): X * e^{sigma Y}, X ~ Laplace(0, 1), Y ~ N(0, 1) independent.
 
     Computed as sign(X) * exp(log|X| + sigma Y) so that e^{sigma Y} cannot
@@ -106,7 +113,7 @@ def sample_laplace_log_normal(sigma, size=None):
     return _resampled(draw, size)
 
 
-def sample_uniform_log_normal(sigma, size=None):
+def sample_uniform_log_normal(sigma: float, size: Size | None = None) -> float | Floats:
     """ULN(sigma): U * e^{sigma Y}, U ~ Uniform[-1, 1], Y ~ N(0, 1) independent.
 
     U = 2u - 1 for u on the symmetric open grid of :func:`uniform_open` (exact,
@@ -120,7 +127,7 @@ def sample_uniform_log_normal(sigma, size=None):
     return _resampled(draw, size)
 
 
-def _log_sinh_over(x):
+def _log_sinh_over(x: Floats) -> Floats:
     """log(sinh(x) / x) for x >= 0, without overflow (0 at x = 0)."""
     small = x <= 20.0
     xs = np.where(small, x, 1.0)
@@ -132,7 +139,7 @@ def _log_sinh_over(x):
     return np.where(small, np.log(ratio), large)
 
 
-def sample_arsinh_normal(sigma, size=None):
+def sample_arsinh_normal(sigma: float, size: Size | None = None) -> float | Floats:
     """Arsinh-normal(sigma): sinh(sigma Y) / sigma, Y ~ N(0, 1).
 
     Written as Y * (sinh(x) / x) with x = sigma Y, evaluated in log space, so
@@ -147,7 +154,7 @@ def sample_arsinh_normal(sigma, size=None):
     return _resampled(draw, size)
 
 
-def sample_student_t(d, size=None):
+def sample_student_t(d: float, size: Size | None = None) -> float | Floats:
     """Student's T(d), d > 0, by inversion: scipy.special.stdtrit(d, u).
 
     Draws past :func:`student_t_cutoff` (where stdtrit clamps) are resampled.
@@ -157,7 +164,7 @@ def sample_student_t(d, size=None):
                       cutoff=student_t_cutoff(d))
 
 
-def _polynomial_tail_quantile(gamma, u):
+def _polynomial_tail_quantile(gamma: float, u: Floats) -> Floats:
     """Inverse CDF of the density proportional to 1 / (1 + |z|^gamma).
 
     With a = 1/gamma, b = 1 - a and p = min(u, 1 - u):
@@ -190,7 +197,7 @@ def _polynomial_tail_quantile(gamma, u):
     return sign * np.where(tail, x_tail, x_core)
 
 
-def sample_polynomial_tail(gamma, size=None):
+def sample_polynomial_tail(gamma: float, size: Size | None = None) -> float | Floats:
     """NRS polynomial tail, density proportional to 1 / (1 + |z|^gamma), gamma > 1, by inversion.
 
     Nissim, Raskhodnikova & Smith (2007), Lemmas 2.6-2.7; Gillenwater & Munoz
@@ -200,13 +207,13 @@ def sample_polynomial_tail(gamma, size=None):
                       cutoff=polynomial_tail_cutoff(gamma))
 
 
-def sample_laplace(scale=1.0, size=None):
+def sample_laplace(scale: float = 1.0, size: Size | None = None) -> float | Floats:
     """Laplace(0, scale) = scale * standard Laplace; an overflowing product is resampled."""
     with np.errstate(over="ignore"):
         return _resampled(lambda n: scale * standard_laplace(n), size)
 
 
-def sample_gaussian(sigma=1.0, size=None):
+def sample_gaussian(sigma: float = 1.0, size: Size | None = None) -> float | Floats:
     """N(0, sigma^2) = sigma * standard normal; an overflowing product is resampled."""
     with np.errstate(over="ignore"):
         return _resampled(lambda n: sigma * standard_normal(n), size)

@@ -24,7 +24,7 @@ from .. import distributions as dist
 from .._symmetric_law import SymmetricLaw, d_converter, gamma_converter, sigma_converter
 from ..errors import MakeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
-from ..samplers.exact_noise import exact_rounded_release
+from ..samplers import exact_noise as xn
 from . import maps
 
 __all__ = ["SmoothNoise", "NOISES", "ZCDP_NOISES", "PURE_NOISES", "ULN_SIGMA", "ARSINH_SIGMA",
@@ -47,8 +47,8 @@ class SmoothNoise:
             ApproximateDivergence; for the last the shape is delta).
         one_step: ``(t, s, shape) -> eps``, the one-step bound of :mod:`opendp_duff.smooth.maps`.
         law: ``shape -> `` the standard law of Z (a class of :mod:`opendp_duff.distributions`).
-        exact: the exact sampler's name for this law (the ``noise`` argument of
-            :func:`opendp_duff.samplers.exact_noise.exact_rounded_release`).
+        exact: the exact sampler of this law (an :class:`~opendp_duff.samplers.exact_noise.ExactNoise`,
+            the ``noise`` argument of :func:`opendp_duff.samplers.exact_noise.exact_rounded_release`).
         law_shape: whether the shape is a parameter of the law (False for Laplace's delta).
         scale_guess: ``(eps, t, shape) -> s`` solving ``one_step = eps`` in floats (a guess).
         tuned_shape: ``(eps, t) -> shape`` minimising the variance, or None (fixed default).
@@ -64,7 +64,7 @@ class SmoothNoise:
     measure: type
     one_step: Callable[[float, float, float], float]
     law: Callable[[float], SymmetricLaw]
-    exact: str
+    exact: xn.ExactNoise
     law_shape: bool
     scale_guess: Callable[[float, float, float], float]
     tuned_shape: Optional[Callable[[float, float], float]] = None
@@ -72,11 +72,11 @@ class SmoothNoise:
     group_epsilon: Optional[Callable[[float, float, float, int], float]] = None
     hint: str = ""
 
-    def release(self, center: object, smooth_value: float, s: float, shape: float) -> float:
+    def release(self, center: xn.Exact, smooth_value: float, s: float, shape: float) -> float:
         """round(center + smooth_value / s * Z) for the exact real Z of this law: the nearest
         float, saturated (``center`` a float or an exact ratio, see exact_rounded_release)."""
-        return exact_rounded_release(center, (float(smooth_value), s), self.exact,
-                                     shape if self.law_shape else None)
+        return xn.exact_rounded_release(center, (float(smooth_value), s), self.exact,
+                                        shape if self.law_shape else None)
 
 
 # [proof:shapes]
@@ -123,18 +123,18 @@ def lln_optimal_sigma(epsilon: float, t: float) -> float:
 # [proof:registry]
 NOISES: dict[str, SmoothNoise] = {r.name: r for r in (
     SmoothNoise("lln", "sigma", None, sigma_converter, ZeroConcentratedDivergence, maps.lln_epsilon,
-                dist.LaplaceLogNormal, "lln", True, maps.lln_scale, tuned_shape=lln_optimal_sigma,
+                dist.LaplaceLogNormal, xn.LLN, True, maps.lln_scale, tuned_shape=lln_optimal_sigma,
                 variance=lambda sigma: 2 * ar.exp_up(2 * sigma ** 2), hint="see smooth_parameters()"),
     SmoothNoise("uln", "sigma", ULN_SIGMA, _uln_sigma, ZeroConcentratedDivergence, maps.uln_epsilon,
-                dist.UniformLogNormal, "uln", True, maps.uln_scale),
+                dist.UniformLogNormal, xn.ULN, True, maps.uln_scale),
     SmoothNoise("arsinh_normal", "sigma", ARSINH_SIGMA, sigma_converter, ZeroConcentratedDivergence,
-                maps.arsinh_epsilon, dist.ArsinhNormal, "arsinh_normal", True, maps.arsinh_scale),
+                maps.arsinh_epsilon, dist.ArsinhNormal, xn.ARSINH_NORMAL, True, maps.arsinh_scale),
     SmoothNoise("student_t", "d", 3.0, _d, MaxDivergence, maps.student_t_epsilon, dist.StudentT,
-                "student_t", True, maps.student_t_scale),
+                xn.STUDENT_T, True, maps.student_t_scale),
     SmoothNoise("polynomial_tail", "gamma", 2.0, gamma_converter, MaxDivergence, maps.polynomial_tail_epsilon,
-                dist.PolynomialTail, "polynomial_tail", True, maps.polynomial_tail_scale),
+                dist.PolynomialTail, xn.POLYNOMIAL_TAIL, True, maps.polynomial_tail_scale),
     SmoothNoise("laplace", "delta", None, _delta, ApproximateDivergence, maps.laplace_epsilon,
-                lambda delta: dist.Laplace(1.0), "laplace", False, maps.laplace_scale,
+                lambda delta: dist.Laplace(1.0), xn.LAPLACE, False, maps.laplace_scale,
                 group_epsilon=maps.laplace_group_epsilon, hint="it must lie in (0, e^-2)"),
 )}
 # [end:registry]

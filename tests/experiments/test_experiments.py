@@ -17,6 +17,7 @@ from opendp_duff.experiments import EXPERIMENTS, _baselines as B, _batch
 from opendp_duff.experiments import __main__ as cli
 from opendp_duff.experiments import bun_steinke_means, duff_medians, real_medians
 from opendp_duff.experiments._common import pyplot
+from opendp_duff.experiments._runner import output_stem, render
 
 from helpers import rerun_once
 
@@ -60,8 +61,9 @@ def quick_results(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_quick_tables_exist_and_are_finite(quick_results, name):
-    out, _ = quick_results
-    stem = name.replace("-", "_")
+    out, results = quick_results
+    stem = output_stem(__import__(EXPERIMENTS[name], fromlist=["NAME"]), results[name])
+    assert stem.endswith("_quick")
     md = (out / f"{stem}.md").read_text()
     assert "QUICK mode" in md and "| ---" not in md
     assert "plot skipped: matplotlib not installed" in md
@@ -75,7 +77,7 @@ def test_quick_tables_exist_and_are_finite(quick_results, name):
 
 @pytest.mark.slow  # shares the module-scoped quick runs of every experiment
 def test_duff_medians_quick_has_paper_columns(quick_results):
-    md = (quick_results[0] / "duff_medians.md").read_text()
+    md = (quick_results[0] / "duff_medians_quick.md").read_text()
     for paper_number in ("64.3", "22.6", "7.9", "14.8", "4.0", "1.2", "0.6", "0.3", "0.2", "187x", "130x", "15x"):
         assert paper_number in md
     res = quick_results[1]["duff-medians"]
@@ -91,9 +93,9 @@ def test_plots_when_matplotlib_present(quick_results, tmp_path):
     if pyplot() is None:
         pytest.skip("matplotlib (the optional plots extra) is not installed")
     res = quick_results[1]
-    assert duff_medians.plot(res["duff-medians"], str(tmp_path / "d.png"))
-    assert len(bun_steinke_means.plot(res["bun-steinke-means"], str(tmp_path / "b"))) == 2
-    assert real_medians.plot(res["real-medians"], str(tmp_path / "r.png"))
+    assert len(render(duff_medians, res["duff-medians"], str(tmp_path))) == 2           # .md and .png
+    assert len(render(bun_steinke_means, res["bun-steinke-means"], str(tmp_path))) == 4  # .md, 3 x .png
+    assert len(render(real_medians, res["real-medians"], str(tmp_path))) == 2
     assert all(p.stat().st_size > 1000 for p in tmp_path.iterdir())
 
 
@@ -104,7 +106,7 @@ def test_cli_runs_and_reports_progress(tmp_path, capsys):
                          "--no-plots", "--seeded-noise", "9"]) == 0
     err = capsys.readouterr().err
     assert "[real_medians" in err and "wrote" in err
-    md = (tmp_path / "real_medians.md").read_text()
+    md = (tmp_path / "real_medians_synthetic_quick.md").read_text()
     assert "SYNTHETIC stand-in" in md and "SEEDED for reproducibility" in md
     with pytest.raises(SystemExit):
         cli.main(["no-such-experiment"])

@@ -1,5 +1,5 @@
 """The Duff releases (median, quantile, mean, and every sample_step_function draw) come
-from the exact samplers of opendp_duff.samplers.exact, and their law is exact.
+from the exact samplers of opendp_duff.samplers (gumbel_race, uniform), and their law is exact.
 
 Statistical tests are chi-square / Kolmogorov-Smirnov at level 1e-3 under ``rerun_once``
 (a second seed on failure): false-failure rate about 1e-6 each.  References are closed
@@ -19,7 +19,7 @@ from opendp_duff.duff_utility import quantile_step_function
 from opendp_duff.measurements import duff as duff_mod
 from opendp_duff.measurements.duff import duff_quantile_sample
 from opendp_duff.samplers import byte_source_for_tests, seeded_rng_for_tests
-from opendp_duff.samplers import exact as E
+from opendp_duff.samplers import gumbel_race as E
 from opendp_duff.samplers import race as R
 
 ALPHA = 1e-3

@@ -12,6 +12,7 @@ from scipy import stats
 import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.samplers import seeded_rng_for_tests
+from opendp_duff.samplers.exact_noise import GAUSSIAN
 
 ATOM = dp.atom_domain(T=float), dp.absolute_distance(T=float)
 # KS tests at level 1e-3, rerun once: false-failure rate about 1e-6 per test.
@@ -78,7 +79,7 @@ def test_unbounded_or_huge_integer_domains_are_refused():
         dp.m.make_gaussian(dp.atom_domain(T=int, bounds=(0, 2 ** 60)), dp.absolute_distance(T=int), scale=1.0)
 
 
-@pytest.mark.parametrize("make,noise", [(gaussian, "gaussian")])
+@pytest.mark.parametrize("make,noise", [(gaussian, GAUSSIAN)])
 def test_release_is_the_exact_sampler_rounded_once(make, noise):
     # the mechanism's function is exactly round(x + scale Z) from the exact sampler
     from opendp_duff.samplers.exact_noise import exact_rounded_release

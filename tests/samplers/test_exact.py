@@ -1,4 +1,4 @@
-"""Exact samplers (opendp_duff.samplers.exact) against exact references.
+"""Exact samplers (gumbel_race, uniform, psrn of opendp_duff.samplers) against exact references.
 
 Every statistical test below is a chi-square or Kolmogorov-Smirnov test at level
 1e-3, run under ``rerun_once`` (a second seed on failure): false-failure rate about
@@ -15,7 +15,11 @@ from scipy import stats
 
 from helpers import rerun_once
 from opendp_duff import samplers
-from opendp_duff.samplers import exact as E
+from opendp_duff.samplers import _race_keys as K
+from opendp_duff.samplers import gumbel_race as E
+from opendp_duff.samplers import uniform as U
+from opendp_duff.samplers.interval import DecimalIA
+from opendp_duff.samplers.psrn import PSRN
 from opendp_duff.samplers import seeded_rng_for_tests
 
 ALPHA = 1e-3
@@ -57,11 +61,8 @@ class Counting:
 
 
 def with_source(src, f):
-    token = samplers._current.set(src)
-    try:
+    with samplers.byte_source_for_tests(src):
         return f()
-    finally:
-        samplers._current.reset(token)
 
 
 # ----------------------------------------------------------------------------- the race
@@ -190,7 +191,7 @@ def test_common_case_draws_the_float_path_bytes():
                 plain += 1
         assert plain >= 299  # decimal refinement has probability ~1e-9 here
         before = src.count
-        with_source(src, lambda: E.exact_uniform_float(-1.0, 3.0))
+        with_source(src, lambda: U.exact_uniform_float(-1.0, 3.0))
         assert src.count - before in (8, 16, 24)
 
 
@@ -316,10 +317,10 @@ def test_decimal_interval_contains_truth():
             t_lo, t_hi = -(-(u_lo.ln())).ln(), -(-(u_hi.ln())).ln()
         widths = []
         for p in (30, 60):
-            g_lo, g_hi = E._Dec(p).gumbel(m, bits)
+            g_lo, g_hi = K.decimal_gumbel(DecimalIA(p), PSRN(m, bits))
             assert g_lo <= t_lo and t_hi <= g_hi
             widths.append(g_hi - g_lo)
-        w_lo, w_hi = E._Dec(40).weight(np.array([0.1]), 3.0, np.array([0.0]), np.array([0.7]), 1.0)
+        w_lo, w_hi = K.decimal_weight(DecimalIA(40), np.array([0.1]), 3.0, np.array([0.0]), np.array([0.7]), 1.0)
         with localcontext() as ctx:
             ctx.prec = 100
             true = (Decimal(0.1) - 1) / 3 + Decimal(0.7).ln()
@@ -340,10 +341,10 @@ def test_float_levels_bound_the_decimal_truth():
     k = (raw >> np.uint64(12)).astype(float)
     q_lo, q_hi, l_lo, l_hi, mag = r._terms(slice(None))
     lo, hi = r._level1(np.arange(n), k, np.ones(n, bool), q_lo + l_lo, q_hi + l_hi, mag)
-    dec = E._Dec(60)
+    dec = DecimalIA(60)
     for i in range(n):
-        w_lo, w_hi = dec.weight(numer[i:i + 1], 0.37, left[i:i + 1], right[i:i + 1], r.nref)
-        g_lo, g_hi = dec.gumbel(int(raw[i]), 64)  # the 64-bit interval lies inside the 52-bit one
+        w_lo, w_hi = K.decimal_weight(dec, numer[i:i + 1], 0.37, left[i:i + 1], right[i:i + 1], r.nref)
+        g_lo, g_hi = K.decimal_gumbel(dec, PSRN(int(raw[i]), 64))  # the 64-bit interval lies inside the 52-bit one
         assert Decimal(lo[i]) <= w_lo + g_lo and w_hi + g_hi <= Decimal(hi[i])
 
 
@@ -369,7 +370,7 @@ def cell_masses(a, b):
 def test_uniform_rounding_cells(a, b):
     fl, p = cell_masses(a, b)
     assert fl.size <= 16
-    x = E.exact_uniform_floats(a, b, 3000)
+    x = U.exact_uniform_floats(a, b, 3000)
     pos = np.searchsorted(fl, x)
     assert np.all(fl[pos] == x)  # every output is a float of [a, b]
     assert chi2_ok(np.bincount(pos, minlength=fl.size), p)
@@ -378,10 +379,10 @@ def test_uniform_rounding_cells(a, b):
 @rerun_once(seed=621)
 def test_uniform_ks_and_support():
     a, b = -1.5, 2.25
-    x = np.array([E.exact_uniform_float(a, b) for _ in range(4000)])
+    x = np.array([U.exact_uniform_float(a, b) for _ in range(4000)])
     assert np.all((x >= a) & (x <= b))
     assert stats.kstest(x, stats.uniform(a, b - a).cdf).pvalue > ALPHA
-    y = E.exact_uniform_floats(-1e308, 1e308, 2000)  # width overflows a float: still exact
+    y = U.exact_uniform_floats(-1e308, 1e308, 2000)  # width overflows a float: still exact
     assert np.all(np.isfinite(y))
     assert stats.kstest(y / 1e308, stats.uniform(-1, 2).cdf).pvalue > ALPHA
 
@@ -391,20 +392,20 @@ def test_uniform_is_nearest_float_of_its_point():
     a, b = 0.0, 1.0
     with seeded_rng_for_tests(622):
         for _ in range(200):
-            ps = E.PSRN.draw(8)
-            x = E._uniform_from(Fraction(a), Fraction(b - a), ps)
+            ps = PSRN.draw(8)
+            x = U._uniform_from(U._affine(a, b), ps)
             lo, hi = ps.bounds()
             assert float(lo) <= x <= float(hi)  # Fraction -> float rounds to nearest
-    assert E.exact_uniform_float(2.5, 2.5) == 2.5
+    assert U.exact_uniform_float(2.5, 2.5) == 2.5
     with pytest.raises(ValueError):
-        E.exact_uniform_float(1.0, 0.0)
+        U.exact_uniform_float(1.0, 0.0)
     with pytest.raises(ValueError):
-        E.exact_uniform_float(0.0, math.inf)
+        U.exact_uniform_float(0.0, math.inf)
 
 
 def test_psrn_refinement_keeps_the_interval():
     with seeded_rng_for_tests(623):
-        ps = E.PSRN.draw(8)
+        ps = PSRN.draw(8)
         lo0, hi0 = ps.bounds()
         ps.refine_to(100)
         lo1, hi1 = ps.bounds()

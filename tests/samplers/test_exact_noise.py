@@ -25,22 +25,24 @@ from scipy import stats
 from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
 from opendp_duff.samplers import byte_source_for_tests, seeded_rng_for_tests
-from opendp_duff.samplers.exact_noise import exact_mean, exact_rounded_release
+from opendp_duff.exact_sum import exact_mean
+from opendp_duff.samplers.exact_noise import (ARSINH_NORMAL, GAUSSIAN, LAPLACE, LLN, POLYNOMIAL_TAIL, STUDENT_T,
+                                              ULN, exact_rounded_release)
 
 MAX = sys.float_info.max
 
 KS_CASES = [
-    ("laplace", None, stats.laplace.cdf),
-    ("gaussian", None, stats.norm.cdf),
-    ("student_t", 3.0, stats.t(3.0).cdf),
-    ("student_t", 1.0, stats.cauchy.cdf),
-    ("student_t", 2.5, stats.t(2.5).cdf),
-    ("polynomial_tail", 2.0, stats.cauchy.cdf),
-    ("polynomial_tail", 1.3, D.PolynomialTail(1.3).cdf),
-    ("polynomial_tail", 4.5, D.PolynomialTail(4.5).cdf),
-    ("uln", math.sqrt(2), D.UniformLogNormal(math.sqrt(2)).cdf),
-    ("arsinh_normal", 2 / math.sqrt(3), D.ArsinhNormal(2 / math.sqrt(3)).cdf),
-    ("arsinh_normal", 0.3, D.ArsinhNormal(0.3).cdf),
+    (LAPLACE, None, stats.laplace.cdf),
+    (GAUSSIAN, None, stats.norm.cdf),
+    (STUDENT_T, 3.0, stats.t(3.0).cdf),
+    (STUDENT_T, 1.0, stats.cauchy.cdf),
+    (STUDENT_T, 2.5, stats.t(2.5).cdf),
+    (POLYNOMIAL_TAIL, 2.0, stats.cauchy.cdf),
+    (POLYNOMIAL_TAIL, 1.3, D.PolynomialTail(1.3).cdf),
+    (POLYNOMIAL_TAIL, 4.5, D.PolynomialTail(4.5).cdf),
+    (ULN, math.sqrt(2), D.UniformLogNormal(math.sqrt(2)).cdf),
+    (ARSINH_NORMAL, 2 / math.sqrt(3), D.ArsinhNormal(2 / math.sqrt(3)).cdf),
+    (ARSINH_NORMAL, 0.3, D.ArsinhNormal(0.3).cdf),
 ]
 
 
@@ -57,14 +59,14 @@ def test_constructions_have_the_right_law(noise, shape, cdf):
 def test_lln_has_the_right_law():
     # LLN's CDF is a quadrature (slow): 600 draws, KS at 1e-3 (false-failure rate 1e-3 per attempt).
     law = D.LaplaceLogNormal(0.5)
-    z = np.array([exact_rounded_release(0.0, 1.0, "lln", 0.5) for _ in range(600)])
+    z = np.array([exact_rounded_release(0.0, 1.0, LLN, 0.5) for _ in range(600)])
     assert stats.kstest(z, law.cdf).pvalue > 1e-3
 
 
 @rerun_once(seed=6203)
 def test_location_and_scale_are_applied():
     # c + sigma Z with sigma = 3/7 given as an exact ratio; KS at 1e-3 (false-failure rate 1e-3 per attempt).
-    z = np.array([exact_rounded_release(-2.5, (3.0, 7.0), "student_t", 3.0) for _ in range(1500)])
+    z = np.array([exact_rounded_release(-2.5, (3.0, 7.0), STUDENT_T, 3.0) for _ in range(1500)])
     assert stats.kstest((z + 2.5) * 7 / 3, stats.t(3.0).cdf).pvalue > 1e-3
 
 
@@ -83,7 +85,7 @@ floats = st.floats(allow_nan=False, allow_infinity=False)
 def test_release_is_the_nearest_float_of_the_exact_value(center, scale, seed):
     rec = Recorder(seed)
     with byte_source_for_tests(rec):
-        got = exact_rounded_release(center, scale, "laplace")
+        got = exact_rounded_release(center, scale, LAPLACE)
     assert math.isfinite(got)
     if scale == 0:  # no randomness: the centre itself, signed zero included
         assert len(rec.log) == 0 and same(got) == same(center)
@@ -105,7 +107,7 @@ def test_crafted_near_cancellation_forces_refinement_and_stays_exact(target):
     for seed in range(3):
         rec = Recorder(seed, prefix=m0.to_bytes(8, "big") + b"\x00" + bytes(40))  # sign byte: +
         with byte_source_for_tests(rec):
-            got = exact_rounded_release(c, 1.0, "laplace")
+            got = exact_rounded_release(c, 1.0, LAPLACE)
         assert len(rec.log) > 9 + 48          # several refinement passes
         assert replay_laplace(rec.log, c, 1.0) == same(got)
         assert got < 0 and abs(got) < 2.0 ** -380 * 2 ** 64 / m0   # (U - u0) / u0 < 2^-384 / u0
@@ -118,7 +120,7 @@ def test_law_on_the_float_grid_around_one():
     # {1 - 2^-53}, {1}, {1 + 2^-52} have exact probabilities P(Z in (-3/4, -1/4)), P(Z in [-1/4, 1/2]),
     # P(Z in (1/2, 3/2)); chi-square with 4 cells (rest pooled), level 1e-3: false-failure 1e-3 per attempt.
     n = 6000
-    got = np.array([exact_rounded_release(1.0, 2.0 ** -52, "laplace") for _ in range(n)])
+    got = np.array([exact_rounded_release(1.0, 2.0 ** -52, LAPLACE) for _ in range(n)])
     cells = [1.0 - 2.0 ** -53, 1.0, 1.0 + 2.0 ** -52]
     assert np.all(np.isin(got, cells) | (got < cells[0]) | (got > cells[2]))
     cdf = stats.laplace.cdf
@@ -130,8 +132,8 @@ def test_law_on_the_float_grid_around_one():
 
 # ---- never NaN or inf ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("noise,shape", [("laplace", None), ("student_t", 1.0), ("polynomial_tail", 1.05),
-                                         ("lln", 3.0), ("uln", 5.0), ("arsinh_normal", 10.0), ("gaussian", None)])
+@pytest.mark.parametrize("noise,shape", [(LAPLACE, None), (STUDENT_T, 1.0), (POLYNOMIAL_TAIL, 1.05),
+                                         (LLN, 3.0), (ULN, 5.0), (ARSINH_NORMAL, 10.0), (GAUSSIAN, None)])
 def test_extremes_saturate_and_are_never_nan(noise, shape):
     with seeded_rng_for_tests(11):
         for center, scale in [(MAX, (MAX, 1e-300)), (-MAX, (MAX, 1e-300)), (0.0, 0.0), (5e-324, 5e-324),
@@ -185,4 +187,4 @@ def test_every_float_is_a_possible_release(center, scale, v):
     # cell of v -- for the centre/scale pairs of neighbouring datasets alike -- and the release is v.
     rec = Recorder(0, prefix=crafted_laplace_bytes(v, center, scale))
     with byte_source_for_tests(rec):
-        assert exact_rounded_release(center, scale, "laplace") == v
+        assert exact_rounded_release(center, scale, LAPLACE) == v

@@ -19,7 +19,7 @@ def test_every_record_is_consistent(name):
     assert r.name == name and r.shape_name in ("sigma", "d", "gamma", "delta")
     assert r.measure in (ZeroConcentratedDivergence, MaxDivergence, ApproximateDivergence)
     assert (r.group_epsilon is not None) == (r.measure is ApproximateDivergence) == (r.shape_name == "delta")
-    assert r.exact in EXACT_NOISES
+    assert r.exact in EXACT_NOISES and r.exact.name == name
     shape = r.shape_default if r.shape_default is not None else {"sigma": 0.7, "delta": 1e-6}[r.shape_name]
     assert r.check_shape(shape) == shape
     law = r.law(shape)
