@@ -29,6 +29,7 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff.core import Measurement, Transformation
+from opendp_duff.experiments import _baselines
 from opendp_duff.measures import PrivacyProfile
 from opendp_duff.samplers import seeded_rng_for_tests
 
@@ -406,13 +407,13 @@ _smooth_case("make_smooth_median[laplace].t", "positive", np_value=0.5, s=0.2, n
 _smooth_case("make_smooth_trimmed_mean.s", "positive", np_value=0.5, make=dp.m.then_smooth_trimmed_mean,
              m=1, t=0.1, noise="student_t")
 _smooth_case("make_smooth_median_baseline[laplaceln].delta", "prob", np_value=0.0625,
-             make=dp.m.then_smooth_median_baseline, name="LAPLACELN", epsilon=1.0, t=0.1)
+             make=_baselines.then_smooth_median_baseline, name="LAPLACELN", epsilon=1.0, t=0.1)
 _smooth_case("make_smooth_median_baseline[eps].epsilon", "positive", np_value=1,
-             make=dp.m.then_smooth_median_baseline, name="SMOOTHSENS_eps")
+             make=_baselines.then_smooth_median_baseline, name="SMOOTHSENS_eps")
 _smooth_case("make_smooth_median_baseline[eps_delta].delta", "prob", np_value=0.0625,
-             make=dp.m.then_smooth_median_baseline, name="SMOOTHSENS_eps_delta", epsilon=1.0, t=0.1)
+             make=_baselines.then_smooth_median_baseline, name="SMOOTHSENS_eps_delta", epsilon=1.0, t=0.1)
 _smooth_case("make_smooth_median_baseline[laplaceln].t", "positive", np_value=0.5, none_ok=True,
-             make=dp.m.then_smooth_median_baseline, name="LAPLACELN", epsilon=1.0, delta=1e-6)
+             make=_baselines.then_smooth_median_baseline, name="LAPLACELN", epsilon=1.0, delta=1e-6)
 
 
 # ---- combinators
@@ -479,7 +480,7 @@ def _c(v, run=True):
 # ---- public parameter helpers of the smooth measurements
 @case("smooth_parameters.epsilon", "positive", np_value=1)
 def _c(v, run=True):
-    p = dp.m.smooth_parameters("student_t", size=5, t=0.05, epsilon=v)
+    p = dp.smooth.smooth_parameters("student_t", size=5, t=0.05, epsilon=v)
     if run:
         check_release(sized() >> dp.m.then_smooth_median(**p), SECRET)
     return p
@@ -487,37 +488,37 @@ def _c(v, run=True):
 
 @case("smooth_parameters.size", "positive", np_value=5)
 def _c(v, run=True):
-    return dp.m.smooth_parameters("student_t", size=v, t=0.05, epsilon=1.0)
+    return dp.smooth.smooth_parameters("student_t", size=v, t=0.05, epsilon=1.0)
 
 
 @case("smooth_parameters.rho", "positive", np_value=1)
 def _c(v, run=True):
-    return dp.m.smooth_parameters("lln", size=5, t=0.05, rho=v)
+    return dp.smooth.smooth_parameters("lln", size=5, t=0.05, rho=v)
 
 
 @case("choose_smoothing.epsilon", "positive", np_value=1)
 def _c(v, run=True):
-    return dp.m.choose_smoothing("student_t", 11, (LO, HI), epsilon=v)
+    return dp.smooth.choose_smoothing("student_t", 11, (LO, HI), epsilon=v)
 
 
 @case("choose_smoothing.size", "positive", np_value=11)
 def _c(v, run=True):
-    return dp.m.choose_smoothing("student_t", v, (LO, HI), epsilon=1.0)
+    return dp.smooth.choose_smoothing("student_t", v, (LO, HI), epsilon=1.0)
 
 
 @case("smooth_variance_lower_bound.t", "positive", np_value=1)
 def _c(v, run=True):
-    return dp.m.smooth_variance_lower_bound(1.0, v)
+    return dp.smooth.smooth_variance_lower_bound(1.0, v)
 
 
 @case("smooth_parameters.t", "positive", np_value=1)
 def _c(v, run=True):
-    return dp.m.smooth_parameters("student_t", size=5, t=v, epsilon=1.0)
+    return dp.smooth.smooth_parameters("student_t", size=5, t=v, epsilon=1.0)
 
 
 @case("smooth_parameters.delta", "prob", np_value=0.0625)
 def _c(v, run=True):
-    return dp.m.smooth_parameters("laplace", size=5, t=0.05, epsilon=1.0, delta=v)
+    return dp.smooth.smooth_parameters("laplace", size=5, t=0.05, epsilon=1.0, delta=v)
 
 
 # ---- public functions that take data (their messages must not show it)
@@ -553,12 +554,12 @@ def _c(v, run=True):
 
 @case("smooth_sensitivity_quantile.alpha", "free", np_value=0.5)
 def _c(v, run=True):
-    return dp.smooth_sensitivity_quantile(sorted(SECRET), v, 0.1, (LO, HI))
+    return dp.smooth_sensitivity_quantile(sorted(SECRET), 0.1, (LO, HI), alpha=v)
 
 
 @case("smooth_sensitivity_trimmed_mean.m", "nonneg_int", np_value=1)
 def _c(v, run=True):
-    return dp.smooth_sensitivity_trimmed_mean(sorted(SECRET), v, 0.1, (LO, HI))
+    return dp.smooth_sensitivity_trimmed_mean(sorted(SECRET), 0.1, (LO, HI), m=v)
 
 
 @case("smooth_sensitivity_rounding_slack.n", "positive", np_value=5)
@@ -706,9 +707,9 @@ MECHS = {
     "smooth_trimmed_mean": (lambda n: _sorted(n, dp.change_one_distance()) >> dp.m.then_smooth_trimmed_mean(
         m=n // 4, t=0.1, s=0.2, noise="student_t"), FINITE),
     "smooth_median_baseline[SMOOTHSENS_eps]": (lambda n: _sorted(n, dp.change_one_distance())
-                                               >> dp.m.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0), FINITE),
+                                               >> _baselines.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0), FINITE),
     "smooth_median_baseline[LAPLACELN]": (lambda n: _sorted(n, dp.change_one_distance())
-                                          >> dp.m.then_smooth_median_baseline("LAPLACELN", 1.0, 1e-6, t=0.1),
+                                          >> _baselines.then_smooth_median_baseline("LAPLACELN", 1.0, 1e-6, t=0.1),
                                           FINITE),
     "composition[duff_median,duff_mean]": (lambda n: dp.c.make_composition(
         [_sorted() >> dp.m.then_duff_median(scale=2.0), _sorted() >> dp.m.then_duff_mean(scale=2.0)]),
@@ -853,8 +854,8 @@ def test_empty_dataset_is_a_member_of_every_unsized_vector_domain(T, empty):
 @pytest.mark.parametrize("fn", [
     lambda x, t: dp.smooth_sensitivity_median(x, t, (LO, HI)),
     lambda x, t: dp.smooth_sensitivity_median(x, t, (LO, HI), metric=dp.symmetric_distance()),
-    lambda x, t: dp.smooth_sensitivity_quantile(x, 0.2, t, (LO, HI)),
-    lambda x, t: dp.smooth_sensitivity_trimmed_mean(x, 1, t, (LO, HI)),
+    lambda x, t: dp.smooth_sensitivity_quantile(x, t, (LO, HI), alpha=0.2),
+    lambda x, t: dp.smooth_sensitivity_trimmed_mean(x, t, (LO, HI), m=1),
 ], ids=["median", "median_symmetric", "quantile", "trimmed_mean"])
 def test_smooth_sensitivity_at_extreme_smoothing(fn):
     """Regression: t = 5e-324 raised OverflowError (int(ceil(4 / t))) and t = 1e308 overflowed
