@@ -109,12 +109,18 @@ _NAN = "NaN is not a member (impute it first: make_impute_constant on a domain w
 
 def check_vector(domain: VectorDomain, x: object) -> tuple[np.ndarray | None, Refusal | None]:
     """``(canonical array, None)`` if x is a member of ``domain``, else ``(None, refusal)``."""
-    arr, refusal = _as_array(domain.element_domain.T, x)
+    try:
+        arr, refusal = _as_array(domain.element_domain.T, x)
+    except Exception:  # noqa: BLE001 - foreign code (__iter__, __array__, properties) raised
+        arr, refusal = None, _UNREADABLE
     if refusal is not None:
         return None, refusal
     assert arr is not None
     refusal = _check_values(domain, arr)
     return (None, refusal) if refusal is not None else (arr, None)
+
+
+_UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a sequence of numbers")
 
 
 def _as_array(T: type, x: object) -> tuple[np.ndarray | None, Refusal | None]:
@@ -127,11 +133,8 @@ def _as_array(T: type, x: object) -> tuple[np.ndarray | None, Refusal | None]:
         return _from_items(T, x if type(x) in (list, tuple) else list(x))
     if (not isinstance(x, _NOT_CONTAINERS) and hasattr(x, "__array__") and hasattr(x, "__len__")
             and getattr(x, "ndim", None) == 1):           # a pandas Series, duck-typed
-        try:
-            arr = np.asarray(x)
-        except Exception:  # noqa: BLE001 - foreign code; the refusal below quotes nothing
-            arr = None
-        if arr is None or not isinstance(arr, np.ndarray):
+        arr = np.asarray(x)                                # guarded by check_vector
+        if not isinstance(arr, np.ndarray):
             return _type("the array-like data could not be read as a 1-d numpy array")
         return _from_ndarray(T, arr)
     return _type("data must be a list, tuple, 1-d numpy array or pandas Series, "

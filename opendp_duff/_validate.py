@@ -34,7 +34,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:20] + "..." + text[-8:]
 
 
-def number(name: str, value: object, *, integer: bool = False, nonneg: bool = False,
+def number(name: str, value: Any, *, integer: bool = False, nonneg: bool = False,
            positive: bool = False, finite: bool = True, allow_inf: bool = False) -> Any:
     """Return ``value`` as a Python float (or int) after checking it.
 
@@ -47,7 +47,7 @@ def number(name: str, value: object, *, integer: bool = False, nonneg: bool = Fa
         if isinstance(value, numbers.Integral):
             value = int(value)
         elif float(value).is_integer():
-            value = int(value)
+            value = int(float(value))
         else:
             raise MakeTypeError(f"{name} ({_shown(value)}) must be an integer")
     else:
@@ -67,7 +67,7 @@ def number(name: str, value: object, *, integer: bool = False, nonneg: bool = Fa
     return value
 
 
-def bounds(name: str, value: object, T: type = float) -> tuple[Any, Any]:
+def bounds(name: str, value: Any, T: type = float) -> tuple[Any, Any]:
     """Check a ``(lo, hi)`` pair of finite numbers with lo <= hi."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise MakeTypeError(f"{name} ({value!r}) must be a pair (lo, hi)")
@@ -78,7 +78,7 @@ def bounds(name: str, value: object, T: type = float) -> tuple[Any, Any]:
     return (T(lo), T(hi))
 
 
-def probability(name: str, value: object, *, lo_open: bool = True, hi_open: bool = True) -> float:
+def probability(name: str, value: Any, *, lo_open: bool = True, hi_open: bool = True) -> float:
     """Check a number strictly (or not) inside (0, 1)."""
     value = number(name, value)
     ok_lo = value > 0 if lo_open else value >= 0
@@ -88,7 +88,7 @@ def probability(name: str, value: object, *, lo_open: bool = True, hi_open: bool
     return value
 
 
-def choice(name: str, value: object, options: Iterable[str]) -> str:
+def choice(name: str, value: Any, options: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise MakeError(f"{name} ({value!r}) must be one of {sorted(options)}")
     return value
@@ -96,11 +96,11 @@ def choice(name: str, value: object, options: Iterable[str]) -> str:
 
 def instance(name: str, value: Any, cls: type | tuple[type, ...], what: str | None = None) -> Any:
     if not isinstance(value, cls):
-        raise MakeTypeError(f"{name} ({value!r}) must be {what or cls.__name__}")
+        raise MakeTypeError(f"{name} ({value!r}) must be {what or getattr(cls, '__name__', cls)}")
     return value
 
 
-def alpha(name: str, value: object) -> Fraction:
+def alpha(name: str, value: Any) -> Fraction:
     """A quantile level in the open interval (0, 1), as an exact :class:`fractions.Fraction`.
 
     The one parser for quantile levels.  An int or Fraction is exact; a float, numpy float or
@@ -123,7 +123,7 @@ def alpha(name: str, value: object) -> Fraction:
     return exact
 
 
-def trim_count(name: str, value: object, n: int) -> int:
+def trim_count(name: str, value: Any, n: int) -> int:
     """A number of records trimmed from each end of n sorted records: an integer m with
     0 <= m and 2m < n, so that at least one record remains."""
     m = number(name, value, integer=True, nonneg=True)

@@ -13,7 +13,7 @@ from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError, MakeTypeError
 from ..metrics import ChangeOneDistance, InfDifferenceDistance, Metric
-from ._common import as_array, dataset_space
+from ._common import dataset_space
 
 __all__ = ["make_count_by_candidates", "then_count_by_candidates"]
 

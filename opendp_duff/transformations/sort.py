@@ -39,11 +39,11 @@ def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformatio
     """
     # [proof:make_sort]
     T = dataset_space(input_domain, input_metric).T
-    kind = "stable" if T is int else None   # numpy's default for floats; any order of ties will do
 
     def function(x):
         y = as_array(x, T)              # a new array (floats without -0.0)
-        y.sort(kind=kind)               # in place: a permutation of the records, non-decreasing
+        y.sort(kind="stable" if T is int else None)  # in place: a permutation of the records,
+        #                                              non-decreasing (any order of ties will do)
         return y
 
     out = input_domain.with_(sorted=True)

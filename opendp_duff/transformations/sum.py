@@ -83,6 +83,7 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
     if not BINARY64:
         raise MakeError("make_sum needs IEEE 754 binary64 round-to-nearest arithmetic without double "
                         "rounding, and this platform failed the probe (binary64_probe)")
+    assert elem.bounds is not None and input_domain.size is not None   # by dataset_space
     lo, hi = elem.bounds
     n = input_domain.size
     if not n < MAX_SIZE:
