@@ -33,9 +33,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Refusal", "check_atom", "check_vector"]
 
-_FLOAT_TYPES = (float, np.float16, np.float32, np.float64)
+# [proof:element_types]
+_FLOAT_TYPES = (float, np.float16, np.float32, np.float64)   # exact types: no bool, no longdouble
 _FLOAT_CHARS = "efd"           # the dtype characters of float16, float32, float64
 _NOT_CONTAINERS = (str, bytes, bytearray, dict, set, frozenset)
+
+
+def _is_int_type(t: type) -> bool:
+    """Python int (not bool, not a subclass) or a numpy integer type (np.bool_ is not one)."""
+    return t is int or issubclass(t, np.integer)
+# [end:element_types]
 
 
 class Refusal(NamedTuple):
@@ -56,10 +63,6 @@ def _value(requirement: str) -> tuple[None, Refusal]:
     return None, Refusal(NotAMemberValueError, requirement)
 
 
-def _is_int_type(t: type) -> bool:
-    return t is int or issubclass(t, np.integer)
-
-
 def _kind_name(t: type) -> str:
     """A public description of an element's type (its name; never its value)."""
     if t is np.longdouble:
@@ -76,6 +79,7 @@ def _elements_requirement(T: type) -> str:
 
 # ---- atoms ------------------------------------------------------------------------------
 
+# [proof:check_atom]
 def check_atom(domain: AtomDomain, x: object) -> tuple[Any, Refusal | None]:
     """``(canonical x, None)`` if x is a member of ``domain``, else ``(None, refusal)``."""
     t = type(x)
@@ -100,6 +104,7 @@ def check_atom(domain: AtomDomain, x: object) -> tuple[Any, Refusal | None]:
     if domain.bounds is not None and not domain.bounds[0] <= value <= domain.bounds[1]:
         return _value(f"a value must lie within the bounds {list(domain.bounds)!r}")
     return value, None
+# [end:check_atom]
 
 
 _NAN = "NaN is not a member (impute it first: make_impute_constant on a domain with nan=True)"
@@ -107,6 +112,7 @@ _NAN = "NaN is not a member (impute it first: make_impute_constant on a domain w
 
 # ---- vectors ----------------------------------------------------------------------------
 
+# [proof:check_vector]
 def check_vector(domain: VectorDomain, x: object) -> tuple[np.ndarray | None, Refusal | None]:
     """``(canonical array, None)`` if x is a member of ``domain``, else ``(None, refusal)``."""
     try:
@@ -209,6 +215,8 @@ def _int_range(values: list | tuple, types: set[type]) -> tuple[int, int]:
 
 def _check_values(domain: VectorDomain, a: np.ndarray) -> Refusal | None:
     """NaN, bounds, size and order of a canonical array."""
+    if a.size > EXACT_INT_BOUND:            # a zero-stride view can be that long without memory
+        return Refusal(NotAMemberValueError, "a dataset has at most 2^53 records")
     if domain.size is not None and a.size != domain.size:
         return Refusal(NotAMemberValueError, f"the domain has size {domain.size}: the data must have "
                                              "exactly that many records")
@@ -228,3 +236,4 @@ def _check_values(domain: VectorDomain, a: np.ndarray) -> Refusal | None:
             return Refusal(NotAMemberValueError, "the data must be sorted in non-decreasing order "
                                                  "(chain make_sort first)")
     return None
+# [end:check_vector]

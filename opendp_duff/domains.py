@@ -13,6 +13,7 @@ import attrs
 import numpy as np
 
 from . import _validate as v
+from ._constants import EXACT_INT_BOUND
 from ._membership import check_atom, check_vector
 from .errors import MakeError, MakeTypeError
 
@@ -114,8 +115,8 @@ class VectorDomain:
     Members: a list, a tuple, a 1-d numpy array or a 1-d array-like with ``__array__`` (a
     pandas Series), each element a member of ``element_domain``; object arrays are checked
     element by element.  Refused: scalars, 0-d and 2-d arrays, strings and bytes, dicts, sets,
-    generators, masked arrays.  ``size`` is a public, known length (or None: any length,
-    including 0).  ``sorted=True`` means non-decreasing order; it is the output domain of
+    generators, masked arrays.  A member has at most 2^53 records.  ``size`` is a public, known
+    length (or None: any length, including 0).  ``sorted=True`` means non-decreasing order; it is the output domain of
     ``make_sort``.
     """
 
@@ -161,7 +162,7 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
 
     Args:
         element_domain: an :class:`AtomDomain`.
-        size: the public number of records, an integer >= 0, or None (unknown).
+        size: the public number of records, an integer in [0, 2^53], or None (unknown).
         sorted: whether members are in non-decreasing order.
 
     Returns:
@@ -170,7 +171,7 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
     Raises:
         MakeTypeError: element_domain is not an AtomDomain; size is not an integer; sorted is
             not a bool.
-        MakeError: size is negative.
+        MakeError: size is negative or above 2^53.
 
     Example:
         >>> import opendp_duff as dp
@@ -181,6 +182,8 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
     v.instance("element_domain", element_domain, AtomDomain, "an AtomDomain")
     if size is not None:
         size = v.number("size", size, integer=True, nonneg=True)
+        if size > EXACT_INT_BOUND:
+            raise MakeError(f"size ({size!r}) must be at most 2^53: no dataset has more records")
     if not isinstance(sorted, (bool, np.bool_)):
         raise MakeTypeError(f"sorted ({sorted!r}) must be a bool")
     return VectorDomain(element_domain, size, bool(sorted))
