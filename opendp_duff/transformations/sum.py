@@ -6,6 +6,7 @@ import operator
 import sys
 from typing import Callable
 
+from .. import _validate as v
 from .. import arithmetic as ar
 from .._constants import MAX
 from ..core import Transformation, then
@@ -95,7 +96,7 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
         raise MakeError(f"input_domain ({input_domain!r}): size * max(|lo|, |hi|) must be "
                         f"below {MAX / 2:g} so that the sum cannot overflow")
     rounding = math.ulp(total)
-    width = ar.sub_up(hi, lo)
+    width = v.finite_width("bounds", (lo, hi))      # sub_up(hi, lo), refused if infinite
     per_unit = isinstance(input_metric, ChangeOneDistance)
 
     def stability_map(d_in):
