@@ -1,142 +1,104 @@
-"""Bun & Steinke §7 (file 004, Figure 4): private trimmed means of N(0, 1) data, n = 1001, eps = 1.
+"""Private trimmed means in the setting of [BS19] §7, Figure 4 (N(0, 1) data, n = 1001, eps = 1):
+accuracy from the ``bun-steinke-means`` experiment's own code, and the cost of a release.
 
-    python benchmarks/bench_bun_steinke_means.py [--reps 200] [--png out.png]
+    python benchmarks/bench_bun_steinke_means.py [--quick] [--reps 50] [--t-grid 60] [--mc 2000]
 
-For each trimming level m and each noise, prints the normalised excess variance
-n * MSE - 1 of  trim_m(x) + S^t(x)/s * Z  about the true mean 0, as in the paper:
+Accuracy: one panel of the experiment (:func:`opendp_duff.experiments.bun_steinke_means.panel`)
+at the trimming levels below: the normalised excess variance n * MSE - 1 for each noise with t
+from ``choose_smoothing`` on a public N(0, 1) reference sample drawn independently of the data
+(private), the best over m with the paper's tuning of t on the data (NOT private), the
+non-private trimmed mean and the lower bound of [BS19] Prop. 36.  Privacy as in [BS19] §7.1:
+LLN, ULN, arsinh-normal at 1/2-zCDP; Student's T (d = 3) at 1-DP; Laplace at (1, 1e-6)-DP.
+Then the claims of [BS19] §7.2 are checked, and the noise term n E[S^2] Var(Z)/s^2 is compared
+with real releases of ``make_smooth_trimmed_mean`` (Monte Carlo).
 
-* LLN, ULN, arsinh-normal: 1/2-zCDP (eps^2/2 with eps = 1; Theorems 18, 22, 25);
-* Student's T (d = 3): pure 1-DP (Theorem 31);
-* Laplace: (1, 1e-6)-DP (Theorem 34);
-* trim non-priv: no noise; lower bound: Proposition 36 (any 1/2-zCDP smooth-sensitivity noise);
-* global sens: clip to [a, b] and add Gaussian noise for 1/2-zCDP (the paper's baseline).
-
-MSE = E[(trim - mu)^2] + E[S^2] Var(Z)/s^2 (the noise is independent of the data given S);
-the first expectation averages ``--trim-reps`` fresh datasets, the second ``--reps``, and Var(Z)
-is the distributions' closed form.  A Monte Carlo column checks that decomposition for LLN with real releases.
-
-Unlike the paper, t is NOT tuned on the evaluated data: ``choose_smoothing`` picks it on an
-independent synthetic N(0, 1) sample of the same size (the paper picks, per algorithm and m, the
-t with the lowest averaged variance, which is the same objective on the same distribution).
-Truncation interval [a, b] = [-50, 1050] as in the paper.
+Speed, as ratios to ``np.sort`` of the same 1001 records measured in this run: one release of
+``make_smooth_trimmed_mean``, and one evaluation of the smooth sensitivity inside the panel.
+Data: numpy's generator (public benchmark data); releases use the library's secure randomness.
 """
 import argparse
 import sys
 import time
 
+from _timing import best_time
+
 import numpy as np
 
 import opendp_duff as dp
-from opendp_duff import distributions as D
+from opendp_duff.experiments import bun_steinke_means as bsm
 
-N, EPS, DELTA, BOUNDS = 1001, 1.0, 1e-6, (-50.0, 1050.0)
-NOISES = {  # name: (budget for smooth_parameters / choose_smoothing, law)
-    "LLN": ("lln", dict(epsilon=EPS), lambda p: D.LaplaceLogNormal(p["sigma"])),
-    "ULN": ("uln", dict(epsilon=EPS), lambda p: D.UniformLogNormal(p["sigma"])),
-    "arsinhN": ("arsinh_normal", dict(epsilon=EPS), lambda p: D.ArsinhNormal(p["sigma"])),
-    "StudentT": ("student_t", dict(epsilon=EPS), lambda p: D.StudentT(p["d"])),
-    "Laplace": ("laplace", dict(epsilon=EPS, delta=DELTA), lambda p: D.Laplace(1.0)),
-}
+N, EPS = 1001, 1.0
 M_LEVELS = [0, 10, 25, 50, 100, 150, 200, 300, 400, 500]
+SHORT = {"lln": "LLN", "student_t": "StudentT", "arsinh_normal": "arsinhN", "laplace": "Laplace", "uln": "ULN"}
 
 
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=200, help="datasets for E[S^2]")
-    ap.add_argument("--trim-reps", type=int, default=20000, help="datasets for E[(trim - mu)^2]")
-    ap.add_argument("--mc", type=int, default=2000, help="Monte Carlo releases for the LLN check")
-    ap.add_argument("--png", default=None)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="10 datasets, 20 values of t, 300 releases")
+    ap.add_argument("--reps", type=int, default=50, help="datasets for E[S^2]")
+    ap.add_argument("--trim-reps", type=int, default=20000, help="datasets for the trimming term")
+    ap.add_argument("--t-grid", type=int, default=60, help="values of t for the paper's tuning")
+    ap.add_argument("--mc", type=int, default=2000, help="Monte Carlo releases for the noise-term check")
     args = ap.parse_args(argv)
-    rng = np.random.default_rng(20191)  # benchmark data only; the releases use the library's sampler
-    data = np.sort(np.clip(rng.normal(size=(args.reps, N)), *BOUNDS), axis=1)
-    reference = np.sort(rng.normal(size=N))  # synthetic stand-in used to choose t
-    space = dp.vector_domain(dp.atom_domain(T=float, bounds=BOUNDS), size=N, sorted=True), dp.change_one_distance()
-
+    if args.quick:
+        args.reps, args.trim_reps, args.t_grid, args.mc = 10, 2000, 20, 300
+    rng = np.random.default_rng(20191)
+    trimex = bsm.trim_excess(N, M_LEVELS, args.trim_reps, rng)
+    data = [np.sort(np.clip(rng.standard_normal(N), *bsm.BOUNDS)) for _ in range(args.reps)]
+    reference = np.random.default_rng(20192).standard_normal(N)   # public guess of the data's shape
+    t_grid = np.geomspace(9.0, 1e-9, args.t_grid)
     t0 = time.perf_counter()
-    # E[(trim_m - mu)^2] from many more datasets (cheap, vectorised), in chunks of 1000
-    sq = dict.fromkeys(M_LEVELS, 0.0)
-    for start in range(0, args.trim_reps, 1000):
-        chunk = np.sort(np.clip(rng.normal(size=(min(1000, args.trim_reps - start), N)), *BOUNDS), axis=1)
-        for m in M_LEVELS:
-            sq[m] += float(np.sum(chunk[:, m:N - m].mean(axis=1) ** 2))
-    rows, chosen = {}, {}
-    for m in M_LEVELS:
-        base = N * sq[m] / args.trim_reps
-        row = {"trim non-priv": base - 1}
-        for label, (noise, budget, law_of) in NOISES.items():
-            t = dp.m.choose_smoothing(noise, N, BOUNDS, statistic="trimmed_mean", m=m, reference=reference, **budget)
-            p = dp.m.smooth_parameters(noise, size=N, t=t, **budget)
-            var_z = law_of(p).variance()
-            s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS) ** 2 for x in data])
-            row[label] = base + N * s2 * var_z / p["s"] ** 2 - 1
-            chosen[(m, label)] = (t, p)
-        # Proposition 36: for each t, any 1/2-zCDP noise has variance >= S^2 L(eps, t)
-        lb = min(dp.m.smooth_variance_lower_bound(EPS, t) * np.mean(
-            [dp.smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS) ** 2 for x in data[:20]])
-            for t in np.geomspace(1e-3, 0.9, 25))
-        row["lower bound"] = base + N * lb - 1
-        rows[m] = row
+    p = bsm.panel(N, EPS, M_LEVELS, trimex, data, reference, t_grid)
     elapsed = time.perf_counter() - t0
-    gs = N * ((BOUNDS[1] - BOUNDS[0]) / N) ** 2 / (EPS ** 2)  # Gaussian at rho = 1/2: var = Delta^2 / (2 rho)
 
-    cols = ["trim non-priv", "lower bound", "LLN", "StudentT", "arsinhN", "Laplace", "ULN"]
-    print(f"Bun & Steinke §7: N(0,1), n={N}, [a,b]={BOUNDS}, eps={EPS} (zCDP rho=eps^2/2; Laplace delta={DELTA}),"
-          f" {args.trim_reps} datasets for the trimming error, {args.reps} for E[S^2]")
-    print("normalised excess variance n*MSE - 1 (lower is better)")
+    print(f"[BS19] §7, Figure 4 setting: N(0,1), n={N}, [a,b]={bsm.BOUNDS}, eps={EPS}; {args.trim_reps} "
+          f"datasets for the trimming term, {args.reps} for E[S^2], {args.t_grid} values of t")
+    print("n*MSE - 1 (lower is better), t from choose_smoothing on a public N(0,1) reference:")
+    cols = ["trim non-priv", "lower bound"] + [SHORT[k] for k in bsm.NOISES]
     print(f"{'m':>5} " + " ".join(f"{c:>13}" for c in cols))
-    for m in M_LEVELS:
-        print(f"{m:>5} " + " ".join(f"{rows[m][c]:>13.4g}" for c in cols))
-    print(f"global sens (clip + Gaussian, rho=1/2): n*var - 1 = {gs:.4g} at every m")
-
-    best = {c: min(rows[m][c] for m in M_LEVELS) for c in cols}
-    print("best over m: " + ", ".join(f"{c}={best[c]:.4g}" for c in cols))
-    order = sorted(NOISES, key=best.get)
+    rows = {"trim non-priv": p["trim_nonprivate"], "lower bound": p["lower_bound"],
+            **{SHORT[k]: p["reference_t"][k] for k in bsm.NOISES}}
+    for i, m in enumerate(M_LEVELS):
+        print(f"{m:>5} " + " ".join(f"{rows[c][i]:>13.4g}" for c in cols))
+    print(f"global sens (clip + Gaussian, rho=1/2): {min(p['global_sens_gaussian']):.4g} at best")
+    best = {c: float(np.min(rows[c])) for c in cols}
+    paper = {SHORT[k]: float(np.min(p["paper_t"][k])) for k in bsm.NOISES}
+    print("best over m, reference t: " + ", ".join(f"{c}={best[c]:.4g}" for c in cols))
+    print("best over m, paper's t (tuned on the data, NOT private): "
+          + ", ".join(f"{c}={v:.4g}" for c, v in paper.items()))
+    order = sorted(SHORT.values(), key=best.get)
     print("ordering (best first): " + " < ".join(order))
     checks = {
-        "LLN lowest among the noises": order[0] == "LLN",
+        "LLN lowest among the noises ([BS19] §7.2)": order[0] == "LLN",
         "Student's T close behind LLN (within 2x)": best["StudentT"] <= 2 * best["LLN"],
-        "ULN poor (worst of the three new distributions)": best["ULN"] >= max(best["LLN"], best["arsinhN"]),
-        "every noise above the lower bound": all(best[c] >= best["lower bound"] for c in NOISES),
+        "ULN worst of the three new distributions": best["ULN"] >= max(best["LLN"], best["arsinhN"]),
+        "every noise above the lower bound ([BS19] Prop. 36)":
+            all(best[c] >= best["lower bound"] for c in SHORT.values()),
+        "excess variance near 10% at n = 1001 ([BS19] §7.2)": best["LLN"] < 0.2,
     }
     for name, ok in checks.items():
         print(f"  [{'ok' if ok else 'DIFFERS'}] {name}")
 
-    # Monte Carlo check of the noise term with real releases (LLN, best m)
-    m_best = min(M_LEVELS, key=lambda m: rows[m]["LLN"])
-    t, p = chosen[(m_best, "LLN")]
-    meas = dp.m.make_smooth_trimmed_mean(*space, m=m_best, **p)
+    # the noise term against real releases (LLN, best m, reference t)
+    i = int(np.argmin(p["reference_t"]["lln"]))
+    m = M_LEVELS[i]
+    t = bsm.library_t("lln", N, EPS, m, reference)
+    params = bsm.noise_params("lln", N, EPS, t)
+    space = dp.vector_domain(dp.atom_domain(T=float, bounds=bsm.BOUNDS), size=N, sorted=True), dp.change_one_distance()
+    meas = dp.m.make_smooth_trimmed_mean(*space, m=m, **params)
     idx = np.arange(args.mc) % args.reps
-    noise_sq = np.array([(meas(data[i]) - data[i, m_best:N - m_best].mean()) ** 2 for i in idx])
-    s2 = np.mean([dp.smooth_sensitivity_trimmed_mean(x, m_best, t, BOUNDS) ** 2 for x in data])
-    predicted = N * s2 * D.LaplaceLogNormal(p["sigma"]).variance() / p["s"] ** 2
-    print(f"Monte Carlo check of the noise term (LLN, m={m_best}, t={t:.4g}, {args.mc} releases):"
-          f" n*E[noise^2] = {N * noise_sq.mean():.4g} +- {N * noise_sq.std() / np.sqrt(args.mc):.2g}"
-          f" vs n*E[S^2]Var(Z)/s^2 = {predicted:.4g}")
-    print(f"t chosen without the data (synthetic reference), per noise at m={m_best}: " + ", ".join(
-        f"{c}={chosen[(m_best, c)][0]:.3g}" for c in NOISES))
-    print(f"(computation time {elapsed:.1f} s)")
+    noise_sq = np.array([(meas(data[j]) - data[j][m:N - m].mean()) ** 2 for j in idx])
+    predicted = N * bsm.noise_coefficient("lln", N, EPS, t) * bsm.mean_square_smooth_sensitivity(data, m, t)
+    print(f"noise term (LLN, m={m}, t={t:.4g}, {args.mc} releases): n*E[noise^2] = {N * noise_sq.mean():.4g}"
+          f" +- {N * noise_sq.std() / np.sqrt(args.mc):.2g} vs n*E[S^2]Var(Z)/s^2 = {predicted:.4g}")
 
-    if args.png:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("matplotlib is not installed: no PNG")
-            return 0
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        frac = [m / N for m in M_LEVELS]
-        for c in cols:
-            ax.plot(frac, [max(rows[m][c], 1e-6) for m in M_LEVELS], marker="o", label=c)
-        ax.axhline(gs, color="grey", ls=":", label="global sens")
-        ax.set_yscale("log")
-        ax.set_xlabel("trimming fraction m/n")
-        ax.set_ylabel("n * MSE - 1")
-        ax.set_title(f"Private trimmed mean, N(0,1), n={N}, eps={EPS}")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.png, dpi=120)
-        print(f"wrote {args.png}")
+    raw = np.random.default_rng(7).standard_normal(N)
+    t_sort = best_time(np.sort, raw, repeat=20)
+    t_release = best_time(meas, data[0], repeat=20)
+    evaluations = len(M_LEVELS) * args.reps * (args.t_grid + 2 * len(bsm.NOISES))
+    print(f"speed: np.sort of {N} records {t_sort * 1e6:.0f} us; one make_smooth_trimmed_mean release "
+          f"{t_release * 1e3:.2f} ms = {t_release / t_sort:.0f}x np.sort; the panel {elapsed:.1f} s for "
+          f"{evaluations} smooth sensitivities = {elapsed / evaluations / t_sort:.1f}x np.sort each")
     return 0
 
 

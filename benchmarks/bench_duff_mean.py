@@ -10,11 +10,12 @@ n = 1e6 against the 1 s target.  n = 1e7 runs unless ``--quick``.
 """
 import sys
 
+from _timing import best_time
+
 import numpy as np
 
 import opendp_duff as dp
 from opendp_duff.measurements.duff_mean import duff_mean_step_function
-from _timing import best_time
 
 
 def main(quick):
@@ -27,10 +28,10 @@ def main(quick):
     for n in sizes:
         x = rng.uniform(0.0, 1.0, n)
         repeat = 3 if n <= 10 ** 6 else 1
-        t_sort = best_time(lambda: np.sort(x), repeat)
+        t_sort = best_time(np.sort, x, repeat=repeat)
         xs = np.sort(x)
-        t_step = best_time(lambda: duff_mean_step_function(xs, (0.0, 1.0)), repeat)
-        t_rel = best_time(lambda: release(xs), repeat)
+        t_step = best_time(duff_mean_step_function, xs, (0.0, 1.0), repeat=repeat)
+        t_rel = best_time(release, xs, repeat=repeat)
         print(f"{n:>10} {t_sort:>10.4f} {t_step:>8.4f} {t_step / t_sort:>9.2f} {t_rel:>9.4f} {t_rel / t_sort:>12.2f}")
         if n == 10 ** 6:
             at_1e6 = t_step

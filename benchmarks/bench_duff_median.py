@@ -1,4 +1,4 @@
-"""Duff median: accuracy (Table 1 of the short Duff paper, file 003) and speed.
+"""Duff median: accuracy ([GM-Duff-short] Table 1) and speed.
 
     python benchmarks/bench_duff_median.py            # full: 100 datasets x 100 releases
     python benchmarks/bench_duff_median.py --quick    # 20 datasets x 50 releases, n = 1e6 only
@@ -20,10 +20,11 @@ library's secure default randomness.
 """
 import argparse
 
+from _timing import best_time
+
 import numpy as np
 
 import opendp_duff as dp
-from _timing import best_time
 
 
 def duff_median_chain(lo, hi, scale):
@@ -66,6 +67,11 @@ def accuracy(n_datasets, n_releases, n=1000, seed=0):
               f"   paper {paper[eps]} (0.1)   map(1)={m.map(1)}")
 
 
+def clip_sort(x):
+    """The non-private baseline of the whole chain: np.clip then np.sort."""
+    return np.sort(np.clip(x, 0.0, 1.0))
+
+
 def speed(sizes, repeats):
     print("(b) speed: ratios to baselines measured in this run (best of "
           f"{repeats} interleaved runs); uniform floats on [0, 1], eps = 1")
@@ -102,10 +108,10 @@ def speed(sizes, repeats):
         # interleaved repeats, best of each: robust to load from other processes
         t_clip_sort = t_sort = t_chain = t_step = float("inf")
         for _ in range(repeats):
-            t_clip_sort = min(t_clip_sort, best_time(lambda: np.sort(np.clip(x, 0.0, 1.0)), 1))
-            t_chain = min(t_chain, best_time(lambda: chain(x), 1))
-            t_sort = min(t_sort, best_time(lambda: np.sort(x), 1))
-            t_step = min(t_step, best_time(lambda: step(xs), 3))
+            t_clip_sort = min(t_clip_sort, best_time(clip_sort, x, repeat=1))
+            t_chain = min(t_chain, best_time(chain, x, repeat=1))
+            t_sort = min(t_sort, best_time(np.sort, x, repeat=1))
+            t_step = min(t_step, best_time(step, xs, repeat=3))
         print(f"    n={n:.0e}: np.clip+np.sort {t_clip_sort:.3f}s, np.sort {t_sort:.3f}s")
         print(f"        clamp>>sort>>duff_median / (np.clip+np.sort) = {t_chain / t_clip_sort:.3f}x"
               f"   (target <= 1.5x)")
@@ -113,11 +119,11 @@ def speed(sizes, repeats):
               f"   (target <= 0.5x; {t_step * 1e3:.2f} ms)")
         for name, peer in peers.items():
             try:
-                t_peer = best_time(lambda: peer(x), repeats)
+                t_peer = best_time(peer, x, repeat=repeats)
                 print(f"        {name} / (np.clip+np.sort) = {t_peer / t_clip_sort:.3f}x")
             except Exception as exc:  # noqa: BLE001
                 print(f"        {name}: failed ({type(exc).__name__}: {str(exc)[:80]})")
-    # the failure cases of the issue, for the peers too
+    # degenerate data (all records equal), for the peers too
     ident = np.full(3000, 0.5)
     print(f"    3000 identical values: duff_median -> {chain(ident):.4f}")
     for name, peer in peers.items():

@@ -10,12 +10,14 @@ interval, contenders only) and the decimal levels (more random bits).  Also time
 ``exact_uniform_float`` against ``uniform_open``.
 """
 import argparse
+from functools import partial
+
+from _timing import best_time, per_call
 
 import numpy as np
 
 from opendp_duff import samplers
 from opendp_duff.samplers import exact as E
-from _timing import best_time
 
 
 def main():
@@ -29,18 +31,18 @@ def main():
         calls = 2000 if k <= 1000 else 10
         for name, w in (("normal", rng.normal(size=k)), ("equal", np.zeros(k))):
             st = {}
-            t_exact = best_time(lambda: [E.exact_gumbel_race(w, stats=st) for _ in range(calls)], 3) / calls
-            t_float = best_time(lambda: [samplers.gumbel_argmax(w) for _ in range(calls)], 3) / calls
+            t_exact = per_call(partial(E.exact_gumbel_race, stats=st), w, calls=calls)
+            t_float = per_call(samplers.gumbel_argmax, w, calls=calls)
             races = 3 * calls
             print(f"k={k:>8} {name:>6}: exact {t_exact * 1e6:9.1f} us, float {t_float * 1e6:9.1f} us, "
                   f"ratio {t_exact / t_float:5.2f}; per race: level-1 refinements "
                   f"{st.get('float_refined', 0) / races:.2f} competitors, decimal refinements "
                   f"{st.get('decimal_refined', 0) / races:.2g}")
     n = 20000
-    t_exact = best_time(lambda: E.exact_uniform_floats(-1.5, 2.25, n), 3) / n
-    t_float = best_time(lambda: -1.5 + 3.75 * samplers.uniform_open(n), 3) / n
-    t_one = best_time(lambda: [E.exact_uniform_float(-1.5, 2.25) for _ in range(2000)], 3) / 2000
-    t_one_f = best_time(lambda: [samplers.uniform_open() for _ in range(2000)], 3) / 2000
+    t_exact = best_time(E.exact_uniform_floats, -1.5, 2.25, n, repeat=3) / n
+    t_float = best_time(lambda: -1.5 + 3.75 * samplers.uniform_open(n), repeat=3) / n
+    t_one = per_call(E.exact_uniform_float, -1.5, 2.25, calls=2000)
+    t_one_f = per_call(samplers.uniform_open, calls=2000)
     print(f"uniform on [-1.5, 2.25]: exact {t_exact * 1e6:.2f} us/draw vectorised "
           f"(float {t_float * 1e6:.3f} us, ratio {t_exact / t_float:.0f}); single draw "
           f"{t_one * 1e6:.1f} us vs uniform_open {t_one_f * 1e6:.1f} us (ratio {t_one / t_one_f:.1f})")

@@ -6,8 +6,9 @@ is built from).
 
     python benchmarks/bench_map.py
 """
-import timeit
 from fractions import Fraction
+
+from _timing import per_call
 
 import opendp_duff as dp
 
@@ -18,15 +19,11 @@ def five_step_chain():
             >> dp.t.then_clamp(bounds=(0.0, 0.5)) >> dp.t.then_sum() >> dp.m.then_laplace(scale=2.0))
 
 
-def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
-
-
 def main():
     chain = five_step_chain()
-    t_map = per_call(lambda: chain.map(2), 20_000)
+    t_map = per_call(chain.map, 2, calls=20_000, repeat=5)
     a, b = Fraction(0.3), Fraction(0.7)
-    t_frac = per_call(lambda: a / b, 200_000)
+    t_frac = per_call(Fraction.__truediv__, a, b, calls=200_000, repeat=5)
     print(f"map on a 5-step chain: {t_map * 1e6:.2f} us per call (target < 50 us)")
     print(f"ratio to one Fraction division: {t_map / t_frac:.1f}x")
 

@@ -9,11 +9,12 @@
 """
 import argparse
 
+from _timing import best_time
+
 import numpy as np
 
 import opendp_duff as dp
 from opendp_duff import samplers
-from _timing import best_time
 
 
 def main():

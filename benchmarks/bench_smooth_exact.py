@@ -9,7 +9,7 @@ the float-path release of the same measurement (statistic + smooth sensitivity +
 and the exact trimmed-mean sum against np.sort and np.mean of the same (sorted) data.
 Secure random source (os.urandom), best of several repeats.
 """
-import time
+from _timing import per_call
 
 import numpy as np
 
@@ -20,53 +20,56 @@ from opendp_duff.samplers.exact_noise import exact_mean, exact_rounded_release
 
 NOISES = [("laplace", None, D.Laplace(1.0)), ("student_t", 3.0, D.StudentT(3.0)),
           ("polynomial_tail", 2.0, D.PolynomialTail(2.0)), ("lln", 0.5, D.LaplaceLogNormal(0.5)),
-          ("uln", 2 ** 0.5, D.UniformLogNormal(2 ** 0.5)), ("arsinh_normal", 2 / 3 ** 0.5, D.ArsinhNormal(2 / 3 ** 0.5))]
+          ("uln", 2 ** 0.5, D.UniformLogNormal(2 ** 0.5)),
+          ("arsinh_normal", 2 / 3 ** 0.5, D.ArsinhNormal(2 / 3 ** 0.5))]
+BOUNDS = (-10.0, 10.0)
 
 
-def per_call(f, k, repeat=3):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            f()
-        best = min(best, (time.perf_counter() - t0) / k)
-    return best
+def float_median(x, law):
+    """The float path of a smooth median release: statistic + S^t / s * a float draw."""
+    n = x.size
+    return float(x[(n + 1) // 2 - 1]) + ss.smooth_sensitivity_median(x, 0.05, BOUNDS) / 0.2 * law.sample()
+
+
+def float_trimmed_mean(x, law):
+    """The float path of a smooth 10%-trimmed-mean release."""
+    n = x.size
+    return (float(np.mean(x[n // 10:n - n // 10]))
+            + ss.smooth_sensitivity_trimmed_mean(x, n // 10, 0.05, BOUNDS) / 0.2 * law.sample())
+
+
+def float_release(law):
+    """A float-path noise draw and rescaling (the baseline of ``exact_rounded_release``)."""
+    return 0.3 + 0.02 / 0.7 * law.sample()
 
 
 def main():
     rng0 = np.random.default_rng(1)
     for n in (10_000, 1_000_000):
         x = np.sort(rng0.normal(size=n))
-        te = per_call(lambda: exact_mean(x), 5)
-        ts = per_call(lambda: np.sort(x), 5)
-        tm = per_call(lambda: np.mean(x), 5)
+        te = per_call(exact_mean, x, calls=5)
+        ts = per_call(np.sort, x, calls=5)
+        tm = per_call(np.mean, x, calls=5)
         print(f"exact_mean n={n}: {te * 1e3:.2f} ms = {te / ts:.2f} x np.sort, {te / tm:.1f} x np.mean")
     print("noise draw + rounding: exact vs float path (microseconds per release)")
     for noise, shape, law in NOISES:
-        exact = per_call(lambda: exact_rounded_release(0.3, (0.02, 0.7), noise, shape), 400)
-        flt = per_call(lambda: 0.3 + 0.02 / 0.7 * law.sample(), 400)
+        exact = per_call(exact_rounded_release, 0.3, (0.02, 0.7), noise, shape, calls=400)
+        flt = per_call(float_release, law, calls=400)
         print(f"  {noise:16s} exact {exact * 1e6:8.1f}  float {flt * 1e6:8.1f}  ratio {exact / flt:6.2f}")
     print("whole release: exact vs float path (same statistic and smooth sensitivity)")
     rng = np.random.default_rng(0)
     for n in (1000, 1_000_000):
-        x = np.sort(rng.normal(size=n)).clip(-10, 10)
-        dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(-10.0, 10.0)), size=n, sorted=True)
+        x = np.sort(rng.normal(size=n)).clip(*BOUNDS)
+        dom = dp.vector_domain(dp.atom_domain(T=float, bounds=BOUNDS), size=n, sorted=True)
         for noise, shape, law in NOISES[:2]:
             kw = dict(delta=1e-6) if noise == "laplace" else dict(d=shape)
             med = dp.m.make_smooth_median(dom, dp.change_one_distance(), t=0.05, s=0.2, noise=noise, **kw)
             tm = dp.m.make_smooth_trimmed_mean(dom, dp.change_one_distance(), m=n // 10, t=0.05, s=0.2,
                                                noise=noise, **kw)
-
-            def float_median():
-                return float(x[(n + 1) // 2 - 1]) + ss.smooth_sensitivity_median(x, 0.05, (-10, 10)) / 0.2 * law.sample()
-
-            def float_tmean():
-                return float(np.mean(x[n // 10:n - n // 10])) + \
-                    ss.smooth_sensitivity_trimmed_mean(x, n // 10, 0.05, (-10, 10)) / 0.2 * law.sample()
             k = 30 if n < 1e5 else 5
-            for name, exact_f, float_f in (("median", med, float_median), ("trimmed_mean", tm, float_tmean)):
-                te = per_call(lambda: exact_f(x), k)
-                tf = per_call(float_f, k)
+            for name, exact_f, float_f in (("median", med, float_median), ("trimmed_mean", tm, float_trimmed_mean)):
+                te = per_call(exact_f, x, calls=k)
+                tf = per_call(float_f, x, law, calls=k)
                 print(f"  n={n:>8d} {name:13s} {noise:10s} exact {te * 1e3:8.3f} ms  float {tf * 1e3:8.3f} ms"
                       f"  ratio {te / tf:5.2f}")
 

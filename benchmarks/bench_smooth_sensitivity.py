@@ -4,7 +4,7 @@
     python benchmarks/bench_smooth_sensitivity.py --max-n 1e6
 
 Data: N(0, 1), sorted, bounds [-10, 10].  "sort" is np.sort of the same data (unsorted copy);
-"brute" is the quadratic evaluation of Proposition 40 (file 004) over every (k, l), numpy-
+"brute" is the quadratic evaluation of [BS19] Prop. 40 over every (k, l), numpy-
 vectorised, run where n <= 1e4.  Target: ratio to sort < 0.1 at n = 1e7, t >= 0.01.
 The adversarial rows use distinct records spaced 1e-300 apart around 0 (local sensitivity
 ~1e-300, so early stopping cannot help): the window grows to min(n, ~1400/t) and the divide
@@ -14,10 +14,11 @@ fallback.  (All-equal records are cheap: tied rows and columns are merged first.
 import argparse
 import time
 
+from _timing import best_time
+
 import numpy as np
 
 import opendp_duff as dp
-from _timing import best_time
 
 
 def brute_force(x, p, q, t, lo, hi):
@@ -43,17 +44,15 @@ def main():
     while n <= args.max_n:
         raw = rng.normal(size=n)
         repeat = 5 if n <= 10**6 else 2
-        t_sort = best_time(lambda: np.sort(raw), repeat)
+        t_sort = best_time(np.sort, raw, repeat=repeat)
         x = np.sort(raw)
         m = n // 10
-        for name, fn, (p, q) in (
-                ("median", lambda t: dp.smooth_sensitivity_median(x, t, bounds),
-                 ((n + 1) // 2, (n + 1) // 2)),
-                ("trimmed 10%", lambda t: dp.smooth_sensitivity_trimmed_mean(x, m, t, bounds),
-                 (m + 1, n - m))):
+        for name, fn, fargs, (p, q) in (
+                ("median", dp.smooth_sensitivity_median, (x,), ((n + 1) // 2, (n + 1) // 2)),
+                ("trimmed 10%", dp.smooth_sensitivity_trimmed_mean, (x, m), (m + 1, n - m))):
             for t in (0.01, 0.1):
-                t_ss = best_time(lambda: fn(t), repeat)
-                value = fn(t)
+                t_ss = best_time(fn, *fargs, t, bounds, repeat=repeat)
+                value = fn(*fargs, t, bounds)
                 brute = ""
                 if n <= 10**4:
                     t0 = time.perf_counter()
@@ -67,12 +66,12 @@ def main():
     n = 1000
     while n <= args.max_n:
         raw = rng.normal(size=n)
-        t_sort = best_time(lambda: np.sort(raw), 2)
+        t_sort = best_time(np.sort, raw, repeat=2)
         x = (np.arange(n) - n // 2) * 1e-300
         for t in (0.01, 1e-5):
-            t_ss = best_time(lambda: dp.smooth_sensitivity_median(x, t, bounds), 1)
+            t_ss = best_time(dp.smooth_sensitivity_median, x, t, bounds, repeat=1)
             print(f"{n:>9} {'median, adv.':>13} {t:>6} {t_ss:9.2e} {t_ss / t_sort:8.4f}")
-        t_ss = best_time(lambda: dp.smooth_sensitivity_median(np.zeros(n), 1e-5, bounds), 1)
+        t_ss = best_time(dp.smooth_sensitivity_median, np.zeros(n), 1e-5, bounds, repeat=1)
         print(f"{n:>9} {'median, ties':>13} {1e-5:>6} {t_ss:9.2e} {t_ss / t_sort:8.4f}")
         n *= 10
 

@@ -3,6 +3,8 @@
 Prints the release, what it costs (``map(1)``: epsilon for one person added or
 removed) and where its proof is.
 """
+from __future__ import annotations
+
 import pathlib
 
 import opendp_duff as dp
@@ -11,7 +13,8 @@ from opendp_duff.data import load_wages
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def main():
+def main() -> None:
+    """Release a private median and a private count of the wages, and their total cost."""
     wages = load_wages()
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
     bounds = (0.0, 200.0)      # public: chosen without looking at the data

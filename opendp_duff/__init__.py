@@ -7,7 +7,7 @@ and smooth-sensitivity noise.
 >>> count.map(1)
 1.0
 """
-from . import c, m, samplers, t
+from . import audit, c, m, samplers, t
 from .combinators import binary_search_param
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
@@ -21,6 +21,5 @@ from .metrics import (absolute_distance, change_one_distance, inf_difference_dis
 from .duff_utility import StepFunction, duff_utility
 from .smooth_sensitivity import (smooth_sensitivity_median, smooth_sensitivity_quantile,
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
-from . import audit  # noqa: E402  (imports dp.m, so it comes last)
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """The Duff utility of a dataset as an inspectable step function.
 
-Gillenwater & Muñoz Medina, *Duff* (file 000), Definition 8: for a statistic T,
+[GM-Duff] Definition 8: for a statistic T,
 
     u(x, S) = -min { d(S, S') : T(S') = x },
 
@@ -31,14 +31,19 @@ A point x that is not a record (e = 0) first needs one copy of itself:
 counts are constant, so u is a step function; on the gap with j records below,
 the level is -(1 + K(j, 1, n - j)).
 
-Exactness: alpha is read as an exact fraction (:func:`alpha_fraction`: a float means
-the decimal it prints as, so 0.1 is 1/10) and then replaced by the smallest fraction P/Q >= alpha
-with Q <= 2n + 2.  Every dataset the minimum visits has at most 2n + 1 records,
+Exactness: alpha is read as an exact fraction by :func:`opendp_duff._validate.alpha` (a float
+or numpy float means the decimal it prints as, so 0.1 and ``np.float32(0.1)`` are 1/10) and
+then replaced by the smallest fraction P/Q >= alpha with Q <= 2n + 2
+(:func:`quantile_rational`).  Every dataset the minimum visits has at most 2n + 1 records,
 and ceil(alpha m) = ceil(P m / Q) for all m <= 2n + 2 because no fraction with
 denominator <= 2n + 2 lies in [alpha, P/Q).  All level arithmetic is then exact
 integer arithmetic.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 import attrs
 import numpy as np
@@ -46,12 +51,12 @@ import numpy as np
 from . import _validate as v
 from .errors import MakeError
 
-__all__ = ["duff_utility", "StepFunction", "alpha_fraction", "quantile_rational", "quantile_costs",
-           "quantile_gap_levels", "quantile_step_function"]
+__all__ = ["duff_utility", "StepFunction", "quantile_rational", "quantile_costs",
+           "quantile_gap_levels", "quantile_best_gap", "quantile_step_function"]
 
 
 # --------------------------------------------------------------------------- step function
-def _frozen_array(a, dtype=None):
+def _frozen_array(a: Any, dtype: Any = None) -> np.ndarray:
     a = np.array(a, dtype=dtype).reshape(-1)
     a.setflags(write=False)
     return a
@@ -71,18 +76,18 @@ class StepFunction:
     right: np.ndarray = attrs.field(converter=_frozen_array)
     levels: np.ndarray = attrs.field(converter=lambda a: _frozen_array(a, np.int64))
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         if not (self.left.size == self.right.size == self.levels.size):
             raise ValueError("left, right and levels must have equal lengths")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lo, hi = self.levels.min(initial=0), self.levels.max(initial=0)
         return f"StepFunction({self.left.size} pieces, levels {lo}..{hi})"
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self.levels.size)
 
-    def evaluate(self, points):
+    def evaluate(self, points: Any) -> Any:
         """u at each point: the highest level among the pieces containing it."""
         pts = np.asarray(points)
         flat = pts.reshape(-1)
@@ -99,17 +104,17 @@ class StepFunction:
 
     __call__ = evaluate
 
-    def _positive(self):
+    def _positive(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keep = self.right > self.left
         return self.left[keep], self.right[keep], self.levels[keep]
 
-    def log_masses(self, scale):
+    def log_masses(self, scale: float) -> np.ndarray:
         """log(width_i) + level_i / scale for the positive-width pieces (float path)."""
         left, right, levels = self._positive()
         with np.errstate(divide="ignore"):
             return np.log(right - left) + levels / float(scale)
 
-    def cdf(self, points, scale):
+    def cdf(self, points: Any, scale: float) -> np.ndarray:
         """The exponential mechanism's CDF, P(X <= x) with density ∝ exp(u / scale)."""
         left, right, levels = self._positive()
         pts = np.asarray(points, dtype=np.float64)
@@ -120,32 +125,28 @@ class StepFunction:
         frac = np.clip((pts.reshape(-1, 1) - left) / (right - left), 0.0, 1.0)
         return (frac @ mass / mass.sum()).reshape(pts.shape)
 
-    def sample(self, scale, size=None):
+    def sample(self, scale: float, size: int | None = None) -> Any:
         """Draw from density ∝ exp(u / scale) (see :func:`opendp_duff.samplers.race.sample_step_function`)."""
         from .samplers.race import sample_step_function
         return sample_step_function(self.left, self.right, self.levels, scale, size=size)
 
 
 # --------------------------------------------------------------------------- quantile arithmetic
-def alpha_fraction(alpha):
-    """alpha as an exact fraction: a :class:`fractions.Fraction` is kept; a float is read
-    as the shortest decimal that prints as it (``0.1`` means 1/10, not the binary double
-    just above 1/10), so that ceil(0.1 * 10) is 1 as the user expects."""
-    if isinstance(alpha, Fraction):
-        return alpha
-    return Fraction(repr(float(alpha)))
-
-
-def quantile_rational(alpha, n):
+def quantile_rational(alpha: Any, n: int) -> tuple[int, int]:
     """(P, Q): the smallest fraction P/Q >= alpha with Q <= 2n + 2 (alpha itself if its
-    denominator is small enough).  ceil(alpha m) = ceil(P m / Q) for every m <= 2n + 2.
-    ``alpha`` is read by :func:`alpha_fraction`."""
-    a = alpha_fraction(alpha)
+    denominator is small enough), in lowest terms.  ceil(alpha m) = ceil(P m / Q) for every
+    m <= 2n + 2.  ``alpha`` is read by :func:`opendp_duff._validate.alpha` (a Fraction is
+    exact; a float means the decimal it prints as).
+
+    Proof (the continued-fraction walk ends at two Farey neighbours of order 2n + 2 that
+    bracket alpha strictly): ``proofs/measurements/duff/duff_quantile_body.inc``.
+    """
+    # [proof:quantile_rational]
+    a = v.alpha("alpha", alpha)
     max_den = 2 * int(n) + 2
     if a.denominator <= max_den:
         return a.numerator, a.denominator
-    # Continued-fraction walk (as in Fraction.limit_denominator): it ends with two Farey
-    # neighbours of order max_den that bracket a strictly; return the upper one.
+    # a = (p1 x + p0) / (q1 x + q0) with x = num / den, and p1 q0 - p0 q1 = +-1, throughout
     p0, q0, p1, q1 = 0, 1, 1, 0
     num, den = a.numerator, a.denominator
     while True:
@@ -159,20 +160,20 @@ def quantile_rational(alpha, n):
     b1 = Fraction(p0 + k * p1, q0 + k * q1)
     b2 = Fraction(p1, q1)
     up = b1 if b1 > a else b2
-    if not (up > a and up.denominator <= max_den):  # unreachable; stay exact rather than raise
-        return a.numerator, a.denominator
     return up.numerator, up.denominator
+    # [end:quantile_rational]
 
 
-def _int_array(x, big):
+def _int_array(x: Any, big: bool) -> np.ndarray:
     return np.asarray(x, dtype=object if big else np.int64)
 
 
-def _ceil_div(a, b):
+def _ceil_div(a: Any, b: Any) -> Any:
     return -((-a) // b)
 
 
-def quantile_costs(p, e, q, P, Q):
+# [proof:quantile_costs]
+def quantile_costs(p: Any, e: Any, q: Any, P: int, Q: int) -> np.ndarray:
     """-u at points with p records below, e >= 1 equal and q above, for the quantile
     of rank ceil((P/Q) m).  Vectorised, exact integer arithmetic (see module doc)."""
     p, e, q = np.broadcast_arrays(np.asarray(p), np.asarray(e), np.asarray(q))
@@ -198,20 +199,21 @@ def quantile_costs(p, e, q, P, Q):
     return cost.astype(np.int64) if not big else cost
 
 
-def quantile_gap_levels(j, n, P, Q):
+def quantile_gap_levels(j: Any, n: int, P: int, Q: int) -> np.ndarray:
     """Levels of the gaps: u(x) for x strictly between the j-th and (j+1)-th records
     (x not a record), i.e. -(1 + cost(j, 1, n - j))."""
     j = np.asarray(j)
     return -(1 + quantile_costs(j, np.ones_like(j), int(n) - j, P, Q))
 
 
-def quantile_best_gap(n, P, Q):
+def quantile_best_gap(n: int, P: int, Q: int) -> int:
     """The gap index r = ceil(alpha (n + 1)) - 1 of level -1 (the others are lower);
     levels fall weakly as the gap moves away from r on either side."""
-    return _ceil_div(P * (int(n) + 1), Q) - 1
+    return int(_ceil_div(P * (int(n) + 1), Q)) - 1
+# [end:quantile_costs]
 
 
-def quantile_step_function(x_sorted, bounds, alpha):
+def quantile_step_function(x_sorted: Any, bounds: tuple[float, float], alpha: Any) -> StepFunction:
     """The Duff utility of the alpha-quantile as a :class:`StepFunction`: one piece per
     gap between consecutive records (with a and b as outer ends) and one zero-width
     piece per distinct record value."""
@@ -232,29 +234,21 @@ def quantile_step_function(x_sorted, bounds, alpha):
     return StepFunction(left[order], right[order], levels[order])
 
 
-def validate_alpha(alpha):
-    """Check alpha in (0, 1): a real number or a :class:`fractions.Fraction`; returned as
-    given (a Fraction stays exact)."""
-    if isinstance(alpha, Fraction):
-        if not 0 < alpha < 1:
-            raise MakeError(f"alpha ({alpha}) must lie in (0, 1)")
-        return alpha
-    return v.probability("alpha", alpha)
-
-
 # --------------------------------------------------------------------------- public entry
 _STATISTICS = ("median", "quantile", "mean", "mode")
 
 
-def duff_utility(x, statistic, bounds=None, alpha=None, candidates=None):
+def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = None,
+                 alpha: Any = None, candidates: Sequence[Any] | None = None) -> StepFunction:
     """The Duff utility u(., x) of a dataset for a statistic, as a :class:`StepFunction`.
 
-    Definition 8 of Gillenwater & Muñoz Medina, *Duff* (file 000): -u(y) is the fewest
-    records to add or remove (values in ``bounds``) so that the statistic equals y.
+    [GM-Duff] Definition 8: -u(y) is the fewest records to add or remove (values in
+    ``bounds``) so that the statistic equals y.
 
-    * ``"median"``: the lower median, rank ceil(m / 2) of m records (paper §4.1);
-    * ``"quantile"``: rank ceil(alpha m), ``alpha`` in (0, 1);
-    * ``"mean"``: the step function of §4.1 (``measurements.duff_mean``);
+    * ``"median"``: the lower median, rank ceil(m / 2) of m records ([GM-Duff] §4.1);
+    * ``"quantile"``: rank ceil(alpha m), ``alpha`` in (0, 1), read by
+      :func:`opendp_duff._validate.alpha`;
+    * ``"mean"``: the step function of [GM-Duff] §4.1 (``measurements.duff_mean``);
     * ``"mode"``: u(c) = n_c - n_max at each of the public ``candidates`` (zero-width pieces).
 
     The empty dataset has u = -1 everywhere (one record makes any value the statistic).
@@ -281,15 +275,10 @@ def duff_utility(x, statistic, bounds=None, alpha=None, candidates=None):
     if y.size and (np.isnan(y).any() or y[0] < lo or y[-1] > hi):
         raise MakeError("x must lie within bounds (clamp it first)")
     if statistic == "mean":
-        try:
-            from .measurements.duff_mean import duff_mean_step_function
-        except ImportError as exc:  # pragma: no cover - the mean module is another issue's
-            raise MakeError("statistic='mean' needs opendp_duff.measurements.duff_mean") from exc
+        from .measurements.duff_mean import duff_mean_step_function
         return StepFunction(*duff_mean_step_function(y, (lo, hi)))
     if statistic == "median":
         if alpha is not None:
             raise MakeError(f"alpha ({alpha!r}) is only for statistic='quantile'")
-        alpha = 0.5
-    else:
-        alpha = validate_alpha(alpha)
-    return quantile_step_function(y, (lo, hi), alpha)
+        return quantile_step_function(y, (lo, hi), Fraction(1, 2))
+    return quantile_step_function(y, (lo, hi), v.alpha("alpha", alpha))

@@ -1,10 +1,29 @@
-"""Measures: how privacy loss is counted, and how two losses compare and add up."""
+"""Privacy measures: what a measurement's ``d_out`` promises, how two promises compare and how
+they add up under composition.
+
+A measurement M with input metric d and privacy map p promises, for every pair of inputs with
+d(x, x') <= d_in, that the laws of M(x) and M(x') are within p(d_in) in the measure's sense:
+
+* :class:`MaxDivergence` (pure DP, [DR14] Def. 2.4): ``eps`` with
+  Pr[M(x) in E] <= e^eps Pr[M(x') in E] for every event E;
+* :class:`ZeroConcentratedDivergence` (zCDP, [BS16] Def. 1.1): ``rho`` with
+  D_alpha(M(x) || M(x')) <= rho * alpha for every Renyi order alpha > 1;
+* :class:`ApproximateDivergence` ((eps, delta)-DP, [DR14] Def. 2.4): a pair ``(eps, delta)`` with
+  Pr[M(x) in E] <= e^eps Pr[M(x') in E] + delta for every event E;
+* :class:`SmoothedMaxDivergence`: a :class:`PrivacyProfile`, the whole curve delta -> eps(delta)
+  of (eps, delta) guarantees at once ([BS16] Prop. 1.3 gives one for zCDP).
+
+Every bound holds in both directions (x and x' swapped), since the input metrics are symmetric.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Tuple
 
 import attrs
 
 from . import _validate as v
 from . import arithmetic as ar
-from .errors import MapError, MakeError
+from .errors import MakeError, MapError
 
 __all__ = [
     "MaxDivergence", "ZeroConcentratedDivergence", "ApproximateDivergence",
@@ -13,8 +32,11 @@ __all__ = [
     "smoothed_max_divergence",
 ]
 
+ApproxDistance = Tuple[float, float]
 
-def _nonneg(name, x):
+
+def _nonneg(name: str, x: object) -> float:
+    """x as a float >= 0 (inf allowed); MapError naming ``name`` otherwise."""
     try:
         return v.number(name, x, nonneg=True, allow_inf=True)
     except (TypeError, ValueError) as exc:
@@ -22,93 +44,145 @@ def _nonneg(name, x):
 
 
 @attrs.frozen
-class MaxDivergence:
-    """Pure differential privacy: distances are epsilon >= 0."""
+class _AdditiveMeasure:
+    """A measure whose distances are single numbers >= 0 that add under composition."""
 
-    def validate(self, d, name="d_out"):
+    def validate(self, d: object, name: str = "d_out") -> float:
+        """``d`` as a float >= 0 (inf allowed); MapError for NaN, negatives and non-numbers."""
         return _nonneg(name, d)
 
-    def ge(self, a, b):
+    def ge(self, a: float, b: float) -> bool:
+        """Whether the promise ``a`` is at least as weak as ``b``."""
         return a >= b
 
-    def compose(self, ds):
+    def compose(self, ds: Iterable[float]) -> float:
+        """The sum of ``ds``, rounded up (0 for none)."""
+        # [proof:additive_compose]
         total = 0.0
         for d in ds:
             total = ar.add_up(total, d)
         return total
+        # [end:additive_compose]
 
 
 @attrs.frozen
-class ZeroConcentratedDivergence:
-    """rho-zCDP (Bun & Steinke 2016): D_alpha(M(x)||M(x')) <= rho * alpha for all alpha > 1."""
+class MaxDivergence(_AdditiveMeasure):
+    """Pure differential privacy ([DR14] Def. 2.4, delta = 0).
 
-    validate = MaxDivergence.validate
-    ge = MaxDivergence.ge
-    compose = MaxDivergence.compose
+    ``d_out = eps >= 0`` promises Pr[M(x) in E] <= e^eps Pr[M(x') in E] for every event E and
+    every pair with d(x, x') <= d_in, i.e. the max-divergence D_inf(M(x) || M(x')) <= eps.
+    Composition adds the eps ([DR14] Thm. 3.16).
+    """
+
+
+@attrs.frozen
+class ZeroConcentratedDivergence(_AdditiveMeasure):
+    """Zero-concentrated differential privacy, rho-zCDP ([BS16] Def. 1.1).
+
+    ``d_out = rho >= 0`` promises D_alpha(M(x) || M(x')) <= rho * alpha for every Renyi order
+    alpha > 1 and every pair with d(x, x') <= d_in.  Composition adds the rho ([BS16] Lemma 2.3).
+    """
 
 
 @attrs.frozen
 class ApproximateDivergence:
-    """(epsilon, delta)-differential privacy: distances are pairs (epsilon, delta)."""
+    """Approximate differential privacy, (eps, delta)-DP ([DR14] Def. 2.4).
 
-    def validate(self, d, name="d_out"):
+    ``d_out = (eps, delta)`` with eps >= 0 and delta >= 0 promises
+    Pr[M(x) in E] <= e^eps Pr[M(x') in E] + delta for every event E and every pair with
+    d(x, x') <= d_in.  Composition adds both parts ([DR14] Thm. 3.16); delta is capped at 1.
+    """
+
+    def validate(self, d: object, name: str = "d_out") -> ApproxDistance:
+        """``d`` as a pair of floats >= 0; MapError otherwise."""
         if not isinstance(d, (tuple, list)) or len(d) != 2:
             raise MapError(f"{name} ({d!r}) must be a pair (epsilon, delta)")
         eps = _nonneg(f"{name}[0] (epsilon)", d[0])
         delta = _nonneg(f"{name}[1] (delta)", d[1])
         return (eps, delta)
 
-    def ge(self, a, b):
+    def ge(self, a: ApproxDistance, b: ApproxDistance) -> bool:
+        """Whether the promise ``a`` is at least as weak as ``b`` (componentwise)."""
         return a[0] >= b[0] and a[1] >= b[1]
 
-    def compose(self, ds):
+    def compose(self, ds: Iterable[ApproxDistance]) -> ApproxDistance:
+        """The componentwise sum of ``ds``, rounded up, with delta capped at 1."""
+        # [proof:approx_compose]
         eps, delta = 0.0, 0.0
         for e, d in ds:
             eps, delta = ar.add_up(eps, e), ar.add_up(delta, d)
         return (eps, min(1.0, delta))
+        # [end:approx_compose]
 
 
 @attrs.frozen(eq=False)
 class PrivacyProfile:
-    """A curve delta -> epsilon(delta): the mechanism is (epsilon(delta), delta)-DP for every delta."""
+    """A privacy profile: the measurement is (epsilon(delta), delta)-DP for every delta >= 0.
 
-    epsilon: object  # callable(delta) -> float, already rounded up
+    ``curve`` computes epsilon (rounded up) for delta in [0, 1); :meth:`epsilon` (also the call
+    ``profile(delta)``) validates delta first: delta >= 1 gives 0 (any two laws are
+    (0, 1)-indistinguishable), and NaN, negatives and non-numbers raise MapError naming delta.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> profile = dp.c.make_zCDP_to_approxDP(g).map(1.0)
+        >>> profile.epsilon(1.5)
+        0.0
+    """
+
+    curve: Callable[[float], float]
     description: str = ""
 
-    def __call__(self, delta):
+    def epsilon(self, delta: float) -> float:
+        """The epsilon (rounded up) that the measurement satisfies at this delta."""
+        # [proof:PrivacyProfile]
         delta = _nonneg("delta", delta)
         if delta >= 1:
             return 0.0
+        return self.curve(delta)
+        # [end:PrivacyProfile]
+
+    def __call__(self, delta: float) -> float:
         return self.epsilon(delta)
 
 
 @attrs.frozen
 class SmoothedMaxDivergence:
-    """Distances are privacy profiles; fix a delta with ``make_fix_delta``."""
+    """Distances are privacy profiles (:class:`PrivacyProfile`): the promise holds at every delta.
 
-    def validate(self, d, name="d_out"):
+    Profiles are not compared or composed here: fix a delta with
+    :func:`opendp_duff.c.make_fix_delta` (which gives an :class:`ApproximateDivergence`), or
+    compose in zCDP before converting.
+    """
+
+    def validate(self, d: object, name: str = "d_out") -> PrivacyProfile:
         if not isinstance(d, PrivacyProfile):
             raise MapError(f"{name} ({d!r}) must be a PrivacyProfile")
         return d
 
-    def ge(self, a, b):
+    def ge(self, a: PrivacyProfile, b: PrivacyProfile) -> bool:
         raise MakeError("privacy profiles are compared at a fixed delta: use make_fix_delta first")
 
-    def compose(self, ds):
+    def compose(self, ds: Iterable[PrivacyProfile]) -> PrivacyProfile:
         raise MakeError("composition of privacy profiles is not supported: compose in zCDP, then convert")
 
 
-def max_divergence():
+def max_divergence() -> MaxDivergence:
+    """Pure DP: ``d_out`` is epsilon ([DR14] Def. 2.4)."""
     return MaxDivergence()
 
 
-def zero_concentrated_divergence():
+def zero_concentrated_divergence() -> ZeroConcentratedDivergence:
+    """rho-zCDP: ``d_out`` is rho ([BS16] Def. 1.1)."""
     return ZeroConcentratedDivergence()
 
 
-def approximate_divergence():
+def approximate_divergence() -> ApproximateDivergence:
+    """(eps, delta)-DP: ``d_out`` is the pair (epsilon, delta) ([DR14] Def. 2.4)."""
     return ApproximateDivergence()
 
 
-def smoothed_max_divergence():
+def smoothed_max_divergence() -> SmoothedMaxDivergence:
+    """Privacy profiles: ``d_out`` is a :class:`PrivacyProfile`."""
     return SmoothedMaxDivergence()

@@ -86,17 +86,35 @@ class L2Distance(Metric):
 
 @attrs.frozen
 class InfDifferenceDistance(Metric):
-    """max_i (x_i - x'_i) - min_i (x_i - x'_i) between score vectors (OpenDP, file 002 §3.1).
+    """max_i (x_i - x'_i) - min_i (x_i - x'_i) between score vectors ([OpenDP-Gumbel] §3.1).
 
     It is the L-infinity distance after the best common shift, and is at most
     twice the L-infinity distance; for monotonic changes (all differences of one
     sign) it is at most the L-infinity distance.
+
+    Conventions (shared with :class:`LInfDistance`; ``proofs/metrics_scores.inc``):
+
+    * vectors of different lengths are at distance ``inf``: no finite ``d_in`` relates
+      them, so a mechanism may treat each length (the empty vector included) apart;
+    * entries may be +-inf: the difference x_i - x'_i is 0 when x_i = x'_i (also when
+      both are the same infinity) and +-inf when they differ and one of them is infinite;
+      a pair with an infinite difference is at distance ``inf``.  So at a finite distance
+      both vectors have their +inf, -inf and finite entries at the same indices, and every
+      difference is finite (0 at the infinite indices).
     """
 
 
 @attrs.frozen
 class LInfDistance(Metric):
-    """max_i |x_i - x'_i|; ``monotonic=True`` promises all differences share a sign."""
+    """max_i |x_i - x'_i| between score vectors; ``monotonic=True`` promises all differences
+    x_i - x'_i share a sign (so the inf-difference distance is at most this distance;
+    without the promise it is at most twice).
+
+    Same conventions as :class:`InfDifferenceDistance`: vectors of different lengths are
+    at distance ``inf``; a difference is 0 between equal entries (the same infinity
+    included) and +-inf, making the distance ``inf``, when the entries differ and one is
+    infinite.
+    """
 
     monotonic: bool = False
 

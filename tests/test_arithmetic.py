@@ -1,6 +1,6 @@
 """Outward rounding: every result is on the safe side of the exact value, and tight."""
 import math
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -8,7 +8,16 @@ import pytest
 
 from opendp_duff import arithmetic as ar
 
-getcontext().prec = 60
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 60-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        yield
+
+
 RNG = np.random.default_rng(12345)  # test data only, not a privacy sampler
 
 
@@ -25,7 +34,7 @@ def floats(n):
 ])
 def test_basic_ops_round_up_tightly(op, exact):
     xs, ys = floats(300), floats(300)
-    for a, b in zip(xs, ys):
+    for a, b in zip(xs, ys, strict=True):
         got, q = op(a, b), exact(a, b)
         if math.isinf(got):
             assert q > Fraction(ar.MAX)
@@ -35,7 +44,7 @@ def test_basic_ops_round_up_tightly(op, exact):
 
 
 def test_down_is_mirror():
-    for a, b in zip(floats(200), floats(200)):
+    for a, b in zip(floats(200), floats(200), strict=True):
         q = Fraction(a) / Fraction(b)
         got = ar.div_down(a, b)
         if not math.isinf(got) and got != ar.MAX:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from conftest import rerun_once
+from helpers import rerun_once
 from opendp_duff.distributions import (SIGMA_MAX, ArsinhNormal, Gaussian, Laplace,
                                        LaplaceLogNormal, PolynomialTail, StudentT,
                                        UniformLogNormal)
@@ -35,16 +35,18 @@ def half_integral(f, lo, hi):
     """quad of f on [lo, hi] (hi may be inf), split at 1 and 100 where useful."""
     cuts = [lo] + [c for c in (1.0, 100.0) if lo < c < hi] + [hi]
     return sum(integrate.quad(f, a, b, limit=500, epsabs=1e-13, epsrel=1e-10)[0]
-               for a, b in zip(cuts[:-1], cuts[1:]))
+               for a, b in zip(cuts[:-1], cuts[1:], strict=True))
 
 
 # ------------------------------------------------------------- exact identities
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", DISTS, ids=IDS)
 def test_pdf_integrates_to_one(dist):
     assert 2 * half_integral(dist.pdf, 0.0, np.inf) == pytest.approx(1.0, abs=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", DISTS, ids=IDS)
 def test_cdf_is_integral_of_pdf(dist):
     assert dist.cdf(0.0) == 0.5
@@ -117,12 +119,12 @@ def test_lln_sf_by_a_second_integration_route(sigma):
     # the integral over the Laplace factor instead of the Gaussian one.
     dist = LaplaceLogNormal(sigma)
     for z in (0.02, 0.5, 2.0, 20.0, 300.0):
-        def f(x):
+        def f(x, z=z):
             return math.exp(-x) * special.ndtr(-math.log(z / x) / sigma)
         # Phibar(log(z/x)/sigma) turns from 0 to 1 across x = z e^{+-k sigma}: break there.
         cuts = sorted({0.0, z + 40, z + 800} | {z * math.exp(k * sigma) for k in (-8, -3, -1, 0, 1, 3, 8)})
         other = 0.5 * sum(integrate.quad(f, a, b, limit=500, epsabs=0, epsrel=1e-12)[0]
-                          for a, b in zip(cuts[:-1], cuts[1:]))
+                          for a, b in zip(cuts[:-1], cuts[1:], strict=True))
         assert dist.sf(z) == pytest.approx(other, rel=1e-7)
 
 
@@ -131,9 +133,9 @@ def test_uln_closed_forms_by_integrating_over_the_uniform(sigma):
     # P(|Z| > z) = int_0^1 Phibar(log(z/u)/sigma) du;  f(z) = (1/2) int_0^1 phi(log(z/u)/sigma) / (sigma z) du.
     dist = UniformLogNormal(sigma)
     for z in (0.01, 0.4, 1.0, 3.0, 50.0):
-        sf = 0.5 * integrate.quad(lambda u: special.ndtr(-math.log(z / u) / sigma), 0, 1,
+        sf = 0.5 * integrate.quad(lambda u, z=z: special.ndtr(-math.log(z / u) / sigma), 0, 1,
                                   epsabs=0, epsrel=1e-12, limit=200)[0]
-        pdf = 0.5 * integrate.quad(lambda u: stats.norm.pdf(math.log(z / u) / sigma) / (sigma * z),
+        pdf = 0.5 * integrate.quad(lambda u, z=z: stats.norm.pdf(math.log(z / u) / sigma) / (sigma * z),
                                    0, 1, epsabs=0, epsrel=1e-12, limit=200)[0]
         assert dist.sf(z) == pytest.approx(sf, rel=1e-8)
         assert dist.pdf(z) == pytest.approx(pdf, rel=1e-8)
@@ -162,7 +164,7 @@ VARIANCE_CASES = [
 
 @pytest.mark.parametrize("dist,closed", VARIANCE_CASES, ids=[repr(c[0]) for c in VARIANCE_CASES])
 def test_variance_against_numerical_second_moment(dist, closed):
-    if closed is not None:                       # the paper's formula, typed in independently
+    if closed is not None:                       # [BS19] §3's formula, typed in independently
         assert dist.variance() == pytest.approx(closed, rel=1e-12)
     numeric = 2 * half_integral(lambda z: z * z * dist.pdf(z), 0.0, np.inf)
     assert dist.variance() == pytest.approx(numeric, rel=1e-6)
@@ -261,6 +263,7 @@ KS_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist,reference", KS_CASES, ids=[repr(c[0]) for c in KS_CASES])
 @rerun_once(seed=402)
 def test_sampler_ks(dist, reference):

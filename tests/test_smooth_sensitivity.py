@@ -1,7 +1,7 @@
 """smooth_sensitivity_{median, quantile, trimmed_mean}: against brute forces.
 
 Three references, from the formula down to the definition:
-* ``formula_*``: Proposition 40 of file 004 (Bun & Steinke), max over k and l, O(n^2), in
+* ``formula_*``: [BS19] Proposition 40, max over k and l, O(n^2), in
   50-digit decimal arithmetic (so "the result is an upper bound" is checked exactly);
 * ``definition_*``: S^t(x) = max_y e^{-t d(x, y)} LS(y) by enumerating every dataset y over a
   small universe that contains the bounds and x's values, LS(y) by enumerating y's neighbours.
@@ -10,17 +10,26 @@ No test here is statistical: the random inputs are fixed by seeds and every chec
 import functools
 import itertools
 import math
-from collections import Counter
-from decimal import Decimal, getcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import opendp_duff as dp
+from helpers import multiset_distance
 from opendp_duff import smooth_sensitivity as ssm
 
-getcontext().prec = 50
+
+@pytest.fixture(autouse=True)
+def _decimal_precision():
+    """The exact references below compute with 50-digit decimals: a local context, so that the
+    setting neither leaks into other test modules nor is overwritten by them."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        yield
+
+
 REL = 1e-9  # the computed value may exceed the exact one by the documented slack (< 1e-9 here)
 
 
@@ -33,25 +42,25 @@ def _padded(x, lo, hi):
 
 
 def formula_trimmed(x, m, t, bounds):
-    """file 004 Prop 40 verbatim: 1/(n-2m) max_{k=0..n} e^{-kt} max_{l=0..k+1} ..."""
+    """[BS19] Proposition 40 verbatim: 1/(n-2m) max_{k=0..n} e^{-kt} max_{l=0..k+1} ..."""
     lo, hi = bounds
     n = len(x)
     X = _padded(x, lo, hi)
     best = Decimal(0)
     for k in range(n + 1):
-        inner = max(X(n - m + 1 + k - l) - X(m + 1 - l) for l in range(k + 2))
+        inner = max(X(n - m + 1 + k - ell) - X(m + 1 - ell) for ell in range(k + 2))
         best = max(best, (-Decimal(k) * Decimal(t)).exp() * inner)
     return best / (n - 2 * m)
 
 
 def formula_order_stat(x, r, t, bounds):
-    """NRS07 §3.1 for the r-th order statistic: max_k e^{-kt} max_{l=0..k+1} x_(r+k+1-l) - x_(r-l)."""
+    """[NRS07] §3.1 for the r-th order statistic: max_k e^{-kt} max_{l=0..k+1} x_(r+k+1-l) - x_(r-l)."""
     lo, hi = bounds
     n = len(x)
     X = _padded(x, lo, hi)
     best = Decimal(0)
     for k in range(n + 1):
-        inner = max(X(r + k + 1 - l) - X(r - l) for l in range(k + 2))
+        inner = max(X(r + k + 1 - ell) - X(r - ell) for ell in range(k + 2))
         best = max(best, (-Decimal(k) * Decimal(t)).exp() * inner)
     return best
 
@@ -91,6 +100,7 @@ BOUNDS = (-3.0, 3.0)
 TS = (1e-3, 0.05, 0.5, 3.0, 40.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TS)
 def test_median_and_quantiles_match_formula(t):
     for x in _datasets(1):
@@ -103,6 +113,7 @@ def test_median_and_quantiles_match_formula(t):
                         formula_order_stat(x, rq, t, BOUNDS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", TS)
 def test_trimmed_mean_matches_formula(t):
     for x in _datasets(2):
@@ -195,11 +206,6 @@ def _ls(f, y, neighbours):
     return max((abs(Fraction(f(z)) - fy) for z in neighbours(y)), default=Fraction(0))
 
 
-def _multiset_distance(x, y, change_one):
-    common = sum((Counter(x) & Counter(y)).values())
-    return len(x) - common if change_one else len(x) + len(y) - 2 * common
-
-
 @functools.lru_cache(maxsize=None)
 def _ls_table(f, sizes, change_one):
     """[(y, LS(y))] for every multiset y over UNIVERSE with |y| in sizes."""
@@ -211,7 +217,7 @@ def _ls_table(f, sizes, change_one):
 def _definition(f, x, t, sizes, change_one):
     best = Decimal(0)
     for y, ls in _ls_table(f, sizes, change_one):
-        d = _multiset_distance(tuple(x), y, change_one)
+        d = multiset_distance(tuple(x), y, change_one)
         best = max(best, (-Decimal(d) * Decimal(t)).exp() * Decimal(ls.numerator) / ls.denominator)
     return best
 
@@ -230,6 +236,7 @@ def _tiny_datasets(n):
     return list(itertools.combinations_with_replacement(UNIVERSE, n))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4, 5))
 def test_median_equals_definition_change_one(n):
     for t in (0.1, 1.0):
@@ -243,6 +250,7 @@ def _order_statistic(rank):
     return lambda y: sorted(y)[rank - 1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (3, 4, 5))
 def test_quantile_equals_definition_change_one(n):
     for alpha in (0.2, 0.8, 1.0):
@@ -252,6 +260,7 @@ def test_quantile_equals_definition_change_one(n):
                         definition_change_one(_order_statistic(rank), x, 0.5))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4, 5))
 def test_trimmed_mean_equals_definition_change_one(n):
     t = 0.4
@@ -262,6 +271,7 @@ def test_trimmed_mean_equals_definition_change_one(n):
                         definition_change_one(f, x, t))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", (1, 2, 3, 4))
 def test_median_equals_definition_symmetric(n):
     # the formula's last term comes from the empty dataset at distance n; sizes up to 2n + 1
@@ -372,73 +382,3 @@ def test_accepts_lists_ints_and_clips():
     b = dp.smooth_sensitivity_median(np.array([0.0, 1.0, 2.0, 3.0]), 0.2, (0.0, 3.0))
     assert a == b
     assert ssm.smooth_sensitivity_median((0.5,), 1, (0, 1)) > 0
-
-
-# ------------------------------------------------------------------ metric conversions
-
-def _sized_space(metric, size=6):
-    return dp.vector_domain(dp.atom_domain(T=float), size=size), metric
-
-
-def test_symmetric_to_change_one_map_is_floor_half():
-    t = dp.t.make_symmetric_to_change_one(*_sized_space(dp.symmetric_distance()))
-    assert t.output_metric == dp.change_one_distance() and t.output_domain == t.input_domain
-    assert [t.map(d) for d in range(7)] == [0, 0, 1, 1, 2, 2, 3]
-    x = [3.0, 1.0, 2.0, 0.0, 5.0, 4.0]
-    assert t.function(x) is x and t(x).tolist() == x   # __call__ passes the admitted array
-
-
-def test_change_one_to_symmetric_map_is_double():
-    t = dp.t.make_change_one_to_symmetric(*_sized_space(dp.change_one_distance()))
-    assert t.output_metric == dp.symmetric_distance()
-    assert [t.map(d) for d in range(4)] == [0, 2, 4, 6]
-
-
-def test_metric_conversions_are_tight_on_brute_force_pairs():
-    """Every pair of size-3 multisets over a small universe: the change-one distance (least
-    substitutions) is exactly half the symmetric distance, so both maps are tight."""
-    sym = dp.t.make_symmetric_to_change_one(*_sized_space(dp.symmetric_distance(), 3))
-    c1 = dp.t.make_change_one_to_symmetric(*_sized_space(dp.change_one_distance(), 3))
-    universe = (0.0, 1.0, 2.0, 3.0)
-    sets = list(itertools.combinations_with_replacement(universe, 3))
-    for x in sets:
-        # least number of substitutions from x to every y, by breadth-first search
-        d_c1 = {x: 0}
-        frontier = [x]
-        while frontier:
-            nxt = []
-            for y in frontier:
-                for idx in range(3):
-                    for u in universe:
-                        z = tuple(sorted(y[:idx] + (u,) + y[idx + 1:]))
-                        if z not in d_c1:
-                            d_c1[z] = d_c1[y] + 1
-                            nxt.append(z)
-            frontier = nxt
-        for y in sets:
-            d_sym = _multiset_distance(x, y, False)
-            assert sym.map(d_sym) == d_c1[y] and c1.map(d_c1[y]) == d_sym
-            assert sym.map(d_sym + 1) == d_c1[y]  # an odd bound admits no more
-
-
-def test_metric_conversions_chain_both_ways():
-    space = _sized_space(dp.symmetric_distance(), 11)
-    chain = (space >> dp.t.then_symmetric_to_change_one() >> dp.t.then_clamp(bounds=(0.0, 1.0))
-             >> dp.t.then_change_one_to_symmetric() >> dp.t.then_sort())
-    assert chain.map(5) == 4 and chain.map(6) == 6
-    assert chain.output_metric == dp.symmetric_distance()
-    assert chain([0.5] * 11).tolist() == [0.5] * 11
-
-
-def test_metric_conversions_refuse_bad_spaces():
-    unsized = dp.vector_domain(dp.atom_domain(T=float))
-    with pytest.raises(ValueError, match="size"):
-        dp.t.make_symmetric_to_change_one(unsized, dp.symmetric_distance())
-    with pytest.raises(ValueError, match="size"):
-        dp.t.make_change_one_to_symmetric(unsized, dp.change_one_distance())
-    with pytest.raises(ValueError, match="input_metric"):
-        dp.t.make_symmetric_to_change_one(*_sized_space(dp.change_one_distance()))
-    with pytest.raises(ValueError, match="input_metric"):
-        dp.t.make_change_one_to_symmetric(*_sized_space(dp.symmetric_distance()))
-    with pytest.raises(TypeError):
-        dp.t.make_change_one_to_symmetric(dp.atom_domain(T=float), dp.change_one_distance())

@@ -1,32 +1,53 @@
 """make_composition: sequential, non-adaptive composition."""
-from .. import _validate as v
+from __future__ import annotations
+
+from typing import Sequence
+
 from ..core import Measurement
-from ..errors import DomainMismatch, MakeError, MeasureMismatch, MetricMismatch
+from ..errors import DomainMismatch, MakeError, MakeTypeError, MeasureMismatch, MetricMismatch
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+
+__all__ = ["make_composition"]
 
 COMPOSABLE = (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)
 
 
-def make_composition(measurements):
+def make_composition(measurements: Sequence[Measurement]) -> Measurement:
     """Run every measurement on the same data and release the tuple of their outputs.
 
-    Privacy: basic sequential composition, the sum of the parts, rounded up:
+    The measurements run one after the other, each with fresh randomness, none seeing another's
+    output (non-adaptive sequential composition).
 
-    * ``max_divergence``: epsilon = sum epsilon_i (Dwork & Roth, Theorem 3.16);
-    * ``zero_concentrated_divergence``: rho = sum rho_i (Bun & Steinke 2016, Lemma 2.3);
-    * ``approximate_divergence``: (sum epsilon_i, sum delta_i) (Dwork & Roth, Theorem 3.16).
+    Contract:
+        * Input domain / Input metric: those shared by every measurement.
+        * Output measure: the one they share: ``max_divergence()``,
+          ``zero_concentrated_divergence()`` or ``approximate_divergence()``.
 
-    All measurements must share the input domain, input metric and output measure.
+    Args:
+        measurements: a non-empty list or tuple of Measurements with the same input domain,
+            input metric and output measure (privacy profiles compose after ``make_fix_delta``).
 
-    >>> import opendp_duff as dp
-    >>> lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
-    >>> dp.c.make_composition([lap, lap]).map(1.0)
-    1.0
+    Privacy map:
+        The sum of the parts' maps at the same d_in, rounded up: epsilon = sum epsilon_i,
+        rho = sum rho_i, or (sum epsilon_i, min(1, sum delta_i)).  ``map(0) = 0`` (or (0, 0)),
+        since every part maps 0 to 0; an infinite part gives ``inf``.
+
+    Proof: ``proofs/combinators/composition/make_composition.tex``.
+
+    References: [DR14] Thm. 3.16 (pure and approximate DP); [BS16] Lemma 2.3 (zCDP).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> dp.c.make_composition([lap, lap]).map(1.0)
+        1.0
     """
+    # [proof:make_composition]
     if not isinstance(measurements, (list, tuple)) or not measurements:
         raise MakeError(f"measurements ({measurements!r}) must be a non-empty list of Measurements")
     for i, m in enumerate(measurements):
-        v.instance(f"measurements[{i}]", m, Measurement, "a Measurement")
+        if not isinstance(m, Measurement):
+            raise MakeTypeError(f"measurements[{i}] ({m!r}) must be a Measurement")
     first = measurements[0]
     if not isinstance(first.output_measure, COMPOSABLE):
         raise MakeError(f"output_measure ({first.output_measure!r}) does not compose here; "
@@ -42,6 +63,11 @@ def make_composition(measurements):
     maps = [m.privacy_map for m in measurements]
     measure = first.output_measure
 
-    return Measurement(first.input_domain, first.input_metric, measure,
-                       lambda x: tuple(f(x) for f in functions),
-                       lambda d_in: measure.compose([p(d_in) for p in maps]))
+    def function(x):
+        return tuple(f(x) for f in functions)
+
+    def privacy_map(d_in):
+        return measure.compose([p(d_in) for p in maps])
+
+    return Measurement(first.input_domain, first.input_metric, measure, function, privacy_map)
+    # [end:make_composition]

@@ -1,33 +1,60 @@
-"""Conversions between privacy measures."""
+"""Conversions between privacy measures: pure DP to zCDP, zCDP to a privacy profile, and a
+privacy profile to (eps, delta) at a fixed delta."""
+from __future__ import annotations
+
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 from .. import _validate as v
+from .. import _estimates as est
 from .. import arithmetic as ar
 from ..core import Measurement
-from ..errors import MakeError
+from ..errors import MakeError, MakeTypeError
 from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
 
+__all__ = ["make_pureDP_to_zCDP", "make_zCDP_to_approxDP", "make_fix_delta"]
 
-def _need(meas, measure_cls, name):
-    v.instance("measurement", meas, Measurement, "a Measurement")
+
+def _need(meas: object, measure_cls: type, name: str) -> Measurement:
+    """``meas`` if it is a Measurement with an output measure of class ``measure_cls``."""
+    if not isinstance(meas, Measurement):
+        raise MakeTypeError(f"measurement ({meas!r}) must be a Measurement")
     if not isinstance(meas.output_measure, measure_cls):
         raise MakeError(f"measurement's output_measure ({meas.output_measure!r}) must be {name}")
+    return meas
 
 
-def make_pureDP_to_zCDP(measurement):
-    """An epsilon-DP measurement is (epsilon^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).
+def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
+    """Convert an eps-DP measurement to (eps^2 / 2)-zCDP.
 
-    ``map(d_in) = eps^2 / 2`` with eps = the inner map, rounded up.
+    The released function is the same; only the privacy guarantee is restated.
 
-    >>> import opendp_duff as dp
-    >>> lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
-    >>> dp.c.make_pureDP_to_zCDP(lap).map(1.0)
-    0.125
+    Contract:
+        * Input domain / Input metric: those of ``measurement``.
+        * Output measure: ``zero_concentrated_divergence()``.
+
+    Args:
+        measurement: a measurement whose output measure is ``max_divergence()``.
+
+    Privacy map:
+        ``map(d_in) = eps^2 / 2`` with ``eps = measurement.map(d_in)``, computed exactly and
+        rounded up; ``map(0) = 0``; an infinite eps gives ``inf``.
+
+    Proof: ``proofs/combinators/measure_cast/make_pureDP_to_zCDP.tex``.
+
+    References: [BS16] Prop. 1.4 (eps-DP implies (eps^2/2)-zCDP).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> dp.c.make_pureDP_to_zCDP(lap).map(1.0)
+        0.125
     """
-    _need(measurement, MaxDivergence, "max_divergence()")
-    inner = measurement.privacy_map
+    # [proof:make_pureDP_to_zCDP]
+    measurement = _need(measurement, MaxDivergence, "max_divergence()")
+    inner = measurement.map          # the same input metric validates d_in again
 
     def privacy_map(d_in):
         eps = inner(d_in)
@@ -35,87 +62,109 @@ def make_pureDP_to_zCDP(measurement):
 
     return Measurement(measurement.input_domain, measurement.input_metric,
                        ZeroConcentratedDivergence(), measurement.function, privacy_map)
+    # [end:make_pureDP_to_zCDP]
 
 
-def zcdp_epsilon_lemma9(rho, delta):
-    """Bun & Steinke (2016) Proposition 1.3 / file 004 Lemma 9: eps = rho + 2 sqrt(rho log(1/delta)), rounded up."""
+# [proof:zcdp_epsilon]
+def zcdp_epsilon_lemma9(rho: float, delta: float) -> float:
+    """rho + 2 sqrt(rho log(1/delta)), rounded up ([BS16] Prop. 1.3), for rho >= 0, 0 <= delta < 1."""
     if rho == 0:
         return 0.0
-    log_inv = -ar.log_down(delta)
+    log_inv = -ar.log_down(delta)                         # >= log(1/delta); inf at delta = 0
     return ar.add_up(rho, ar.mul_up(2, ar.sqrt_up(ar.mul_up(rho, log_inv))))
 
 
-def zcdp_epsilon_cks(rho, delta, alpha):
-    """Canonne, Kamath & Steinke (2020), Proposition 12 (via Asoodeh et al.): for any alpha > 1,
-    rho-zCDP implies (eps, delta)-DP with
-    eps = alpha rho + (log(1/delta) + alpha log(1 - 1/alpha) - log(alpha - 1)) / (alpha - 1).
-    Every term is rounded up; alpha - 1 is exact in rationals."""
+def zcdp_epsilon_cks(rho: float, delta: float, alpha: float) -> float:
+    """[CKS20] Prop. 12 at order alpha > 1, rounded up, for finite rho > 0 and 0 < delta < 1:
+    max(0, alpha rho + (log(1/delta) + alpha log(1 - 1/alpha) - log(alpha - 1)) / (alpha - 1))."""
     a = Fraction(alpha)
-    am1 = a - 1
-    log_inv_delta = Fraction(-ar.log_down(delta))
-    log_1m = Fraction(ar.log_up(ar.up(1 - 1 / a)))          # <= 0, bounded above
-    log_am1 = Fraction(ar.log_down(ar.down(am1)))
-    # alpha log(1 - 1/alpha) <= -1 exactly (log(1 - u) <= -u); for a huge alpha the rounded-up
-    # log_1m is >= 0 and a * log_1m would swamp the bound, so take the better of the two
+    am1 = a - 1                                           # exact, > 0
+    log_inv_delta = -Fraction(ar.log_down(delta))         # >= log(1/delta)
+    log_1m = Fraction(ar.log1p_up(-1 / a))                # >= log(1 - 1/alpha)
+    log_am1 = Fraction(ar.log_down(am1))                  # <= log(alpha - 1)
+    # alpha log(1 - 1/alpha) <= -1 (log(1 - u) <= -u): both terms are upper bounds, take the less
     numer = log_inv_delta + min(a * log_1m, Fraction(-1)) - log_am1
     return max(0.0, ar.up(a * Fraction(rho) + numer / am1))
 
 
-def _best_alpha(rho, delta):
-    """A good alpha for the CKS bound, found in floats (any alpha > 1 is valid).
-
-    The search runs over log(alpha - 1): for a tiny rho the best alpha is huge (up to
-    ~1e160), and a golden-section search on alpha itself cannot resolve the region near
-    1 + 1e-9 .. 1e5 inside such a range in 200 steps (the bound then came out far from its
-    minimum, and the map of make_zCDP_to_approxDP was not monotone in d_in)."""
-    log_inv = -math.log(delta)
-    # capped: for a subnormal rho, log_inv / rho overflows
-    top = min(max(2.0, 1.0 + 2 * math.sqrt(log_inv / rho) + 2) * 4, 1e300)
-    lo, hi = math.log(1e-9), math.log(top - 1)
-
-    def f(b):
-        a = 1.0 + math.exp(b)
-        return a * rho + (log_inv + a * math.log1p(-1 / a) - math.log(a - 1)) / (a - 1)
-
-    for _ in range(200):  # golden-section search on a unimodal curve
-        m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
-        if f(m1) < f(m2):
-            hi = m2
-        else:
-            lo = m1
-    return 1.0 + math.exp((lo + hi) / 2)
-
-
-def zcdp_to_epsilon(rho, delta):
-    """The smaller of Lemma 9 and the CKS conversion, both rounded up."""
+@lru_cache(maxsize=1024)
+def zcdp_to_epsilon(rho: float, delta: float) -> float:
+    """The epsilon of rho-zCDP at delta in [0, 1): the smaller of the two bounds above."""
     if rho == 0:
         return 0.0
-    if rho == ar.INF:
+    if rho == ar.INF or delta == 0:
         return ar.INF
     best = zcdp_epsilon_lemma9(rho, delta)
-    try:
-        best = min(best, zcdp_epsilon_cks(rho, delta, _best_alpha(rho, delta)))
-    except (ValueError, OverflowError, ZeroDivisionError):
-        pass  # the CKS bound is an optional tightening; Lemma 9 stands alone
+    alpha = _best_alpha(rho, delta)
+    if 1 < alpha < ar.INF:
+        best = min(best, zcdp_epsilon_cks(rho, delta, alpha))
     return best
+# [end:zcdp_epsilon]
 
 
-def make_zCDP_to_approxDP(measurement):
-    """A rho-zCDP measurement as a privacy profile: (eps(delta), delta)-DP for every delta in (0, 1).
+def _best_alpha(rho: float, delta: float) -> float:
+    """The order alpha minimising the [CKS20] bound, in floats (any alpha > 1 is valid; this one
+    is only the tightest).  The bound's derivative in alpha is rho - (L - log alpha)/(alpha - 1)^2
+    with L = log(1/delta), increasing in alpha, so the minimum is the root x = alpha - 1 of
+    h(x) = rho x^2 + log(1 + x) - L, which lies in [2L / (1 + sqrt(1 + 4 rho L)), min(sqrt(L/rho),
+    e^L)] (from x >= log(1 + x) >= 0).  Newton's method kept inside a shrinking bracket (bisection
+    on log x when a step leaves it).  Estimates, not bounds: the result does not depend on the
+    platform's libm, and its accuracy only affects how tight the bound is."""
+    L = -est.log_estimate(delta)
+    lo = 2 * L / (1 + math.sqrt(1 + 4 * rho * L))
+    hi = min(math.sqrt(L / rho), est.exp_estimate(L))
+    lo, hi = max(lo, 1e-300), min(max(hi, lo), 1e300)     # a subnormal or huge rho: stay finite
+    x = math.sqrt(lo) * math.sqrt(hi)
+    for _ in range(200):
+        h = rho * x * x + est.log1p_estimate(x) - L
+        if h < 0:
+            lo = x
+        else:
+            hi = x
+        step = x - h / (2 * rho * x + 1 / (1 + x))
+        if abs(step - x) <= 1e-15 * x:                   # converged
+            break
+        x = step if lo < step < hi else math.sqrt(lo) * math.sqrt(hi)
+        if not lo < x < hi:                              # the bracket is two adjacent floats
+            break
+    return 1.0 + x
 
-    eps(delta) is the smaller of Bun & Steinke's Lemma 9 (file 004),
-    rho + 2 sqrt(rho log(1/delta)), and the tighter conversion of Canonne,
-    Kamath & Steinke (2020, Proposition 12), each rounded up.  Fix delta with
-    :func:`make_fix_delta`.
 
-    >>> import opendp_duff as dp
-    >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
-    >>> profile = dp.c.make_zCDP_to_approxDP(g).map(1.0)
-    >>> round(profile(1e-6), 3)
-    2.419
+def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:
+    """Convert a rho-zCDP measurement to a privacy profile: (eps(delta), delta)-DP for every delta.
+
+    The released function is the same.  The map returns a :class:`~opendp_duff.PrivacyProfile`;
+    fix delta with :func:`make_fix_delta` to get an (eps, delta) pair.
+
+    Contract:
+        * Input domain / Input metric: those of ``measurement``.
+        * Output measure: ``smoothed_max_divergence()``.
+
+    Args:
+        measurement: a measurement whose output measure is ``zero_concentrated_divergence()``.
+
+    Privacy map:
+        ``map(d_in)`` is the profile delta -> eps(delta) for ``rho = measurement.map(d_in)``:
+        eps(delta) is the smaller of ``rho + 2 sqrt(rho log(1/delta))`` [BS16] and the [CKS20]
+        bound ``alpha rho + (log(1/delta) + alpha log(1 - 1/alpha) - log(alpha - 1))/(alpha - 1)``
+        at the best alpha (with alpha log(1 - 1/alpha) replaced by -1 when that is smaller,
+        floored at 0), each rounded up.  Edge cases: delta >= 1 gives 0; rho = 0 gives 0 at every
+        delta; delta = 0 or rho = inf gives ``inf``; NaN or negative delta raises MapError.
+
+    Proof: ``proofs/combinators/measure_cast/make_zCDP_to_approxDP.tex``.
+
+    References: [BS16] Prop. 1.3; [CKS20] Prop. 12.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> profile = dp.c.make_zCDP_to_approxDP(g).map(1.0)
+        >>> round(profile(1e-6), 3)
+        2.419
     """
-    _need(measurement, ZeroConcentratedDivergence, "zero_concentrated_divergence()")
-    inner = measurement.privacy_map
+    # [proof:make_zCDP_to_approxDP]
+    measurement = _need(measurement, ZeroConcentratedDivergence, "zero_concentrated_divergence()")
+    inner = measurement.map          # the same input metric validates d_in again
 
     def privacy_map(d_in):
         rho = inner(d_in)
@@ -123,19 +172,45 @@ def make_zCDP_to_approxDP(measurement):
 
     return Measurement(measurement.input_domain, measurement.input_metric,
                        SmoothedMaxDivergence(), measurement.function, privacy_map)
+    # [end:make_zCDP_to_approxDP]
 
 
-def make_fix_delta(measurement, delta):
-    """Fix delta on a privacy-profile measurement: ``map(d_in) = (profile(delta), delta)``.
+def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
+    """Fix delta on a privacy-profile measurement, giving an (eps, delta)-DP measurement.
 
-    >>> import opendp_duff as dp
-    >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
-    >>> m = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(g), delta=1e-6)
-    >>> m.map(1.0)[1]
-    1e-06
+    The released function is the same.
+
+    Contract:
+        * Input domain / Input metric: those of ``measurement``.
+        * Output measure: ``approximate_divergence()``.
+
+    Args:
+        measurement: a measurement whose output measure is ``smoothed_max_divergence()``.
+        delta: a number in the open interval (0, 1).
+
+    Privacy map:
+        ``map(d_in) = (profile(delta), delta)`` with ``profile = measurement.map(d_in)``; no
+        arithmetic of its own (the profile rounds up); ``map(0) = (0, delta)``.
+
+    Proof: ``proofs/combinators/measure_cast/make_fix_delta.tex``.
+
+    References: [DR14] Def. 2.4 ((eps, delta)-DP).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> g = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> m = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(g), delta=1e-6)
+        >>> m.map(1.0)[1]
+        1e-06
     """
-    _need(measurement, SmoothedMaxDivergence, "smoothed_max_divergence()")
+    # [proof:make_fix_delta]
+    measurement = _need(measurement, SmoothedMaxDivergence, "smoothed_max_divergence()")
     delta = v.probability("delta", delta)
-    inner = measurement.privacy_map
+    inner = measurement.map          # the same input metric validates d_in again
+
+    def privacy_map(d_in):
+        return (inner(d_in).epsilon(delta), delta)
+
     return Measurement(measurement.input_domain, measurement.input_metric, ApproximateDivergence(),
-                       measurement.function, lambda d_in: (inner(d_in)(delta), delta))
+                       measurement.function, privacy_map)
+    # [end:make_fix_delta]

@@ -1,33 +1,49 @@
-"""``real-medians``: the spirit of the Duff paper's §6.2 (file 000, Figure 2): per-class
-private medians of one real measurement, Duff against LAPLACELN, at eps = 0.5.
+"""``real-medians``: per-class private medians of one real measurement, Duff against LAPLACELN
+at eps = 0.5, in the manner of [GM-Duff] §6.2 (Figure 2).
 
 The paper used UCI's vertebral-column data, which we cannot download at run time.  If
 scikit-learn is installed (it is NOT a dependency of this library) we use a real dataset it
 ships: the Wisconsin diagnostic breast-cancer data (``sklearn.datasets.load_breast_cancer``),
 feature "mean radius", classes malignant (n = 212) and benign (n = 357) — like the paper's,
 two clinical classes of a few hundred patients.  Otherwise a clearly labelled SYNTHETIC
-stand-in is used (two classes of the paper's sizes, 100 and 210).
+stand-in is used (two classes of the paper's sizes, 100 and 210), and the output files are
+named ``real_medians_synthetic.*``.
 
 As in the paper: bounds [a, b] = the range of the two classes combined (a choice that looks at
 the data; the paper made it too), eps = 0.5, delta = 1/n per class, 1000 releases per class and
 mechanism (100 in quick mode).  LAPLACELN is shown with the paper's tuning of t on the data
 (NOT private) and with the library's default t.
+
+    python -m opendp_duff.experiments real-medians [--source auto|sklearn|synthetic] [--quick]
 """
-import os
-import time
+from __future__ import annotations
+
+import sys
+from typing import Any
 
 import numpy as np
 
 from . import _baselines as B
+from . import _figures as F
 from ._batch import duff_median_releases, smooth_median_releases
-from ._common import Progress, fmt, header, mechanism_randomness, pyplot, save, table
+from ._common import Progress, fmt, table
+from ._runner import Options
+from ._runner import run as _run
 
 NAME = "real_medians"
+COMMAND = "real-medians"
+TITLE = "Per-class private medians in the manner of [GM-Duff] §6.2 (Figure 2)"
+DRAWS_NOISE = True
 EPSILON = 0.5
+TUNED = "LAPLACELN, t tuned on the data (NOT private)"
+DEFAULT = "LAPLACELN, library default t"
+REAL_LABEL = "mean radius of the cell nuclei (the dataset's units)"
+SYNTHETIC_LABEL = "synthetic value (arbitrary units)"
 
 
-def load(source="auto", data_seed=5):
-    """(description, {class name: values}); ``source`` is "auto", "sklearn" or "synthetic"."""
+def load(source: str = "auto", data_seed: int = 5) -> tuple[str, dict[str, np.ndarray]]:
+    """(description, {class name: values}); ``source`` is "auto", "sklearn" or "synthetic".
+    A synthetic description starts with ``SYNTHETIC``."""
     if source in ("auto", "sklearn"):
         try:
             from sklearn.datasets import load_breast_cancer
@@ -49,79 +65,82 @@ def load(source="auto", data_seed=5):
             classes)
 
 
-def compute(quick=False, data_seed=5, noise_seed=None, source="auto", progress=None):
+def compute(*, quick: bool = False, data_seed: int = 5, progress: Progress | None = None,
+            source: str = "auto") -> dict[str, Any]:
+    """Run the experiment (no files written); the mechanisms draw from the randomness in force.
+    Returns ``{"description", "synthetic", "bounds", "classes": {name: {"n", "median", "data",
+    "releases": {mechanism: clipped releases}}}, ...}``."""
     progress = progress or Progress(NAME)
     releases = 100 if quick else 1000
     description, classes = load(source, data_seed)
+    synthetic = description.startswith("SYNTHETIC")
     allv = np.concatenate(list(classes.values()))
     bounds = (float(allv.min()), float(allv.max()))
-    out = {"description": description, "bounds": bounds, "epsilon": EPSILON, "releases": releases,
-           "data_seed": data_seed, "noise_seed": noise_seed, "classes": {}}
-    with mechanism_randomness(noise_seed):
-        for name, x in classes.items():
-            n = x.size
-            xs = np.sort(x)
-            delta = 1.0 / n
-            rel = {"Duff": duff_median_releases(xs, bounds, EPSILON, releases),
-                   "LAPLACELN, t tuned on the data (NOT private)": smooth_median_releases(
-                       xs, bounds, B.laplaceln(n, bounds, EPSILON, delta, reference=xs), releases),
-                   "LAPLACELN, library default t": smooth_median_releases(
-                       xs, bounds, B.laplaceln(n, bounds, EPSILON, delta), releases)}
-            rel = {k: np.clip(v, *bounds) for k, v in rel.items()}
-            out["classes"][name] = {"n": n, "median": float(np.median(x)), "data": x, "releases": rel}
-            progress(f"{name}: n={n}, {releases} releases per mechanism")
+    out: dict[str, Any] = {"description": description, "synthetic": synthetic,
+                           "value_label": SYNTHETIC_LABEL if synthetic else REAL_LABEL, "bounds": bounds,
+                           "epsilon": EPSILON, "releases": releases,
+                           "data_seed": data_seed, "classes": {}}
+    for name, x in classes.items():
+        n = x.size
+        xs = np.sort(x)
+        delta = 1.0 / n
+        rel = {"Duff": duff_median_releases(xs, bounds, EPSILON, releases),
+               TUNED: smooth_median_releases(xs, bounds, B.laplaceln(n, bounds, EPSILON, delta, reference=xs),
+                                             releases),
+               DEFAULT: smooth_median_releases(xs, bounds, B.laplaceln(n, bounds, EPSILON, delta), releases)}
+        rel = {k: np.clip(v, *bounds) for k, v in rel.items()}
+        out["classes"][name] = {"n": n, "median": float(np.median(x)), "data": x, "releases": rel}
+        progress(f"{name}: n={n}, {releases} releases per mechanism")
     return out
 
 
-def markdown(res, command, seconds):
-    lines = [header("Per-class private medians: the spirit of file 000 §6.2 (Figure 2)", command,
-                    res["releases"] < 1000, res["data_seed"], res["noise_seed"], seconds)]
-    lines.append(f"{res['description']}. eps = {res['epsilon']}, delta = 1/n per class, bounds = "
-                 f"[{fmt(res['bounds'][0], 4)}, {fmt(res['bounds'][1], 4)}] (the combined range, as in the "
-                 f"paper), {res['releases']} releases per class and mechanism, clipped to the bounds.\n")
+def file_suffix(res: dict[str, Any]) -> str:
+    """``_synthetic`` when the synthetic stand-in was used, so the two runs never overwrite each other."""
+    return "_synthetic" if res["synthetic"] else ""
+
+
+def markdown(res: dict[str, Any]) -> str:
+    """The report's table: per class and mechanism, the mean absolute error and the central 90%."""
+    lines = [f"{res['description']}. eps = {res['epsilon']}, delta = 1/n per class, bounds = "
+             f"[{fmt(res['bounds'][0], 4)}, {fmt(res['bounds'][1], 4)}] (the combined range, as in the "
+             f"paper), {res['releases']} releases per class and mechanism, clipped to the bounds.\n"]
     rows = []
     for name, c in res["classes"].items():
         for mech, r in c["releases"].items():
             lo, hi = np.quantile(r, [0.05, 0.95])
-            rows.append([name, str(c["n"]), fmt(c["median"], 4), mech, fmt(np.mean(np.abs(r - c["median"])), 3),
-                         f"[{fmt(lo, 4)}, {fmt(hi, 4)}]"])
+            rows.append([name, str(c["n"]), fmt(c["median"], 4), mech,
+                         fmt(np.mean(np.abs(np.asarray(r) - c["median"])), 3), f"[{fmt(lo, 4)}, {fmt(hi, 4)}]"])
     lines += [table(["class", "n", "median", "mechanism", "mean abs error", "5–95% of releases"], rows), ""]
     return "\n".join(lines)
 
 
-def plot(res, path):
-    plt = pyplot()
-    if plt is None:
-        return False
-    mechs = list(next(iter(res["classes"].values()))["releases"])
-    panels = [("data", None), (mechs[1], mechs[1]), (mechs[2], mechs[2]), ("Duff", "Duff")]
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.4 * len(panels), 3.0), sharex=True)
-    bins = np.linspace(*res["bounds"], 50)
-    for ax, (title, key) in zip(axes, panels):
+def figures(res: dict[str, Any], plt: Any) -> dict[str, tuple[Any, str]]:
+    """[GM-Duff] Figure 2's layout: normalised histograms of the data and of each mechanism's
+    releases per class, with each class's (non-private) median as a vertical line."""
+    panels = [("the data (non-private)", None), (TUNED, TUNED), (DEFAULT + " ((ε, 1/n)-DP)", DEFAULT),
+              ("Duff (ε-DP)", "Duff")]
+    fig, axes = F.subplots(plt, 1, len(panels), 3.3 * len(panels), 3.3, sharex=True)
+    bins = np.linspace(float(res["bounds"][0]), float(res["bounds"][1]), 50)
+    for ax, (title, key) in zip(axes[0], panels, strict=True):
         for k, (name, c) in enumerate(res["classes"].items()):
             v = c["data"] if key is None else c["releases"][key]
-            ax.hist(v, bins=bins, density=True, alpha=0.5, color=f"C{k}", label=name)
-            ax.axvline(c["median"], color=f"C{k}", lw=1)
-        ax.set_title(title, fontsize=8)
-    axes[0].legend(fontsize=6)
-    fig.suptitle(f"{res['description'][:90]}; eps={res['epsilon']}", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=70)
-    plt.close(fig)
-    return True
+            label = name if f"n={c['n']}" in name else f"{name} (n = {c['n']})"
+            ax.hist(v, bins=bins, density=True, alpha=0.5, color=f"C{k}", label=label)
+            ax.axvline(c["median"], color=f"C{k}", lw=1.2, ls=":",
+                       label=f"{name}: median of the data (non-private reference)")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(res["value_label"], fontsize=8)
+    axes[0][0].set_ylabel("density (per unit of the x axis)", fontsize=8)
+    F.legend_below(fig, axes[0][0], ncol=2)
+    what = "synthetic stand-in (NOT real data)" if res["synthetic"] else "breast-cancer data, 'mean radius'"
+    title = (f"Per-class private medians, {what}: ε = {res['epsilon']:g}, δ = 1/n, "
+             f"{res['releases']} releases per class ([GM-Duff] Figure 2's layout)")
+    return {"": (fig, title)}
 
 
-def run(out_dir, quick=False, data_seed=5, noise_seed=None, plots=True, command=None, source="auto"):
-    os.makedirs(out_dir, exist_ok=True)
-    progress = Progress(NAME)
-    start = time.monotonic()
-    res = compute(quick, data_seed, noise_seed, source, progress)
-    seconds = time.monotonic() - start
-    command = command or f"python -m opendp_duff.experiments real-medians{' --quick' if quick else ''}"
-    md = markdown(res, command, seconds)
-    png = os.path.join(out_dir, f"{NAME}.png")
-    drawn = plots and plot(res, png)
-    md += f"\n![per-class histograms]({NAME}.png)\n" if drawn else "\n(plot skipped: matplotlib not installed)\n"
-    path = save(out_dir, NAME, md, res)
-    progress(f"wrote {path}" + (f" and {png}" if drawn else " (plot skipped)"))
-    return res
+def run(out_dir: str = "results", quick: bool = False, data_seed: int = 5, noise_seed: int | None = None,
+        plots: bool = True, command: str | None = None, source: str = "auto") -> dict[str, Any]:
+    """Run the experiment and write ``real_medians[_synthetic][_quick].{json,md,png}`` into
+    ``out_dir``; return the results as saved."""
+    return _run(sys.modules[__name__],
+                Options(out_dir, quick, data_seed, noise_seed, plots, command, {"source": source}))

@@ -1,9 +1,8 @@
 """Measurements: randomised functions with privacy maps (re-exported as ``dp.m``)."""
 from .gaussian import (make_gaussian, then_gaussian)
 from .laplace import (make_laplace, then_laplace)
-from .duff import (make_duff_median, then_duff_median, make_duff_quantile, then_duff_quantile,
-    duff_quantile_sample)
-from .duff_mean import (make_duff_mean, then_duff_mean, duff_mean_step_function)
+from .duff import (make_duff_median, then_duff_median, make_duff_quantile, then_duff_quantile)
+from .duff_mean import (make_duff_mean, then_duff_mean)
 from .smooth_sensitivity import (make_smooth_median, then_smooth_median, make_smooth_trimmed_mean,
     then_smooth_trimmed_mean, make_smooth_median_baseline, then_smooth_median_baseline,
     smooth_parameters, choose_smoothing, smooth_variance_lower_bound, smooth_release_sample,
@@ -13,8 +12,8 @@ from .duff_mode import (make_duff_mode, then_duff_mode)
 
 __all__ = [
     "make_gaussian", "then_gaussian", "make_laplace", "then_laplace", "make_duff_median",
-    "then_duff_median", "make_duff_quantile", "then_duff_quantile", "duff_quantile_sample",
-    "make_duff_mean", "then_duff_mean", "duff_mean_step_function", "make_smooth_median",
+    "then_duff_median", "make_duff_quantile", "then_duff_quantile",
+    "make_duff_mean", "then_duff_mean", "make_smooth_median",
     "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
     "make_smooth_median_baseline", "then_smooth_median_baseline", "smooth_parameters",
     "choose_smoothing", "smooth_variance_lower_bound", "smooth_release_sample",

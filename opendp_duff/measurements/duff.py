@@ -1,25 +1,32 @@
 """make_duff_median and make_duff_quantile: the exponential mechanism with the Duff utility.
 
-Gillenwater & Muñoz Medina, *Duff* (file 000): Definition 8 (utility), Lemma 1
-(sensitivity 1), §4.1 (median), §5 Algorithm 1 and Proposition 5 (racing sampler).
-The step function and its proof of equality with Definition 8 are in
+[GM-Duff] Definition 8 (the utility), Lemma 1 (sensitivity 1), §4.1 (the median), §5
+Algorithm 1 and Proposition 5 (the racing sampler).  The closed form of the utility is in
 :mod:`opendp_duff.duff_utility`; releases are drawn exactly by
-:mod:`opendp_duff.samplers.exact` (``proofs/samplers/exact.tex``); the proofs are
-``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
+:mod:`opendp_duff.samplers.exact`.  The sampler has two stages: :class:`_QuantileSampler`
+finds the window of gaps around the best one, their levels and the far blocks (all from the
+sorted records), and :meth:`_QuantileSampler.sample` runs the race on them.
+
+Proofs: ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import DiscreteLaw, step_function_law
+from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
-from ..duff_utility import (quantile_best_gap, quantile_gap_levels, quantile_rational,
-                            quantile_step_function, validate_alpha)
+from ..domains import VectorDomain
+from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function
 from ..errors import MakeError
 from ..measures import MaxDivergence
-from ..metrics import SymmetricDistance
+from ..metrics import Metric, SymmetricDistance
 from ..samplers.exact import LazyGroup, exact_race_with_lazy_blocks, exact_uniform_float
 from ..transformations._common import as_array, dataset_space
 
@@ -29,7 +36,8 @@ __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_d
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
 
 
-def _window(n, scale):
+# [proof:quantile_window_size]
+def _window(n: int, scale: float) -> int:
     """Half-width k of the explicit window of gaps around the best one.
 
     A gap i places from the best has level <= -i (each edit moves the statistic's
@@ -43,7 +51,7 @@ def _window(n, scale):
     return int(min(n + 1, max(1, math.ceil(scale * (math.log(n + 2) + _TAIL)) + 2)))
 
 
-def _edges(y, lo, hi, j0, j1):
+def _edges(y: np.ndarray, lo: float, hi: float, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray]:
     """Left and right ends of gaps j0..j1-1 (gap j lies between record j and j+1, 1-based,
     with a and b as records 0 and n+1)."""
     n = y.size
@@ -59,6 +67,7 @@ def _edges(y, lo, hi, j0, j1):
         if j1 == n + 1:
             right[-1] = hi
     return left, right
+# [end:quantile_window_size]
 
 
 class _QuantileSampler:
@@ -66,21 +75,26 @@ class _QuantileSampler:
 
     Candidates: the n + 1 gaps, gap j = [e_j, e_{j+1}] with e = (lo, y_1..y_n, hi), level
     L_j = quantile_gap_levels(j) and width w_j.  (Records have Lebesgue measure zero.)
-    The exact race (:func:`opendp_duff.samplers.exact.exact_race_with_lazy_blocks`):
-    the gaps within ``_window`` of the best gap r are items, and the gaps left and
-    right of the window form two lazy blocks.  Levels fall away from r, so a block's
-    live (positive-width) gaps all have level at most that of its live gap nearest the
-    window (found by binary search), and they are disjoint inside the block's span,
-    a difference of two e's: (span) exp(that level / scale) bounds the block's mass,
-    and the block's O(n) members are built only if that bound could win.  The gap
-    is chosen with probability exactly w_j exp(L_j / scale) / Z (the inputs read as
-    exact rationals), and the release is an exact uniform point of it rounded to the
-    nearest float (``proofs/samplers/exact.tex``).  scale = 0 keeps the gaps of the
-    top live level (weight w_j); scale = inf weighs every gap by w_j.
-    Work per release: O(window + log n), plus O(n) with tiny probability.
+
+    Stage 1, the window and the levels (``__init__``): the gaps within ``_window`` of the
+    best gap r are items; the gaps left and right of the window form two lazy blocks.
+    Levels fall away from r, so a block's live (positive-width) gaps all have level at
+    most that of its live gap nearest the window (found by binary search), and they are
+    disjoint inside the block's span: (span) exp(that level / scale) bounds the block's
+    mass, and the block's O(n) members are built only if that bound could win.
+
+    Stage 2, the race (``sample``): the exact race
+    (:func:`opendp_duff.samplers.exact.exact_race_with_lazy_blocks`) chooses gap j with
+    probability exactly w_j exp(L_j / scale) / Z (the inputs read as exact rationals), and
+    the release is an exact uniform point of it rounded to the nearest float.  scale = 0
+    keeps the gaps of the top live level (weight w_j); scale = inf weighs every gap by w_j.
+
+    Work per release: O(window + log n), plus O(n) with tiny probability.  The window
+    depends on n (private under add/remove): it changes the cost, never the law.
     """
 
-    def __init__(self, y, lo, hi, alpha, scale):
+    def __init__(self, y: np.ndarray, lo: float, hi: float, alpha: Fraction | float, scale: float) -> None:
+        # [proof:quantile_window]
         self.y, self.lo, self.hi, self.scale = y, lo, hi, scale
         n = self.n = y.size
         self.P, self.Q = quantile_rational(alpha, n)
@@ -102,12 +116,15 @@ class _QuantileSampler:
         window_live = levels[right > left]
         tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
+        # [end:quantile_window]
+        # [proof:quantile_race_inputs]
         self.near_left, self.near_right = left, right
         self.near_numer, self.denom = self._numer(levels)
         self._block_ranges = ranges
-        self._cache = {}
-        self.blocks, self._block_ids = [], []
-        for b, ((s_lo, s_hi), j) in enumerate(zip(spans, live)):
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.blocks: list[LazyGroup] = []
+        self._block_ids: list[int] = []
+        for b, ((s_lo, s_hi), j) in enumerate(zip(spans, live, strict=True)):
             if j is None:  # no live gap: the block has no mass
                 continue
             up = float(self._numer(np.array([self._level(j)]))[0][0])
@@ -115,11 +132,13 @@ class _QuantileSampler:
                 continue
             self.blocks.append(LazyGroup(up, s_lo, s_hi, self._members_fn(b)))
             self._block_ids.append(b)
+        # [end:quantile_race_inputs]
 
-    def _level(self, j):
+    # [proof:quantile_sampler_helpers]
+    def _level(self, j: int) -> float:
         return float(quantile_gap_levels(np.array([j]), self.n, self.P, self.Q)[0])
 
-    def _numer(self, levels):
+    def _numer(self, levels: np.ndarray) -> tuple[np.ndarray, float]:
         """(numerators, denominator) of the exact race: weight w exp(numer / denom)."""
         if self.scale == 0:
             return np.where(levels >= self.top, 0.0, -np.inf), 1.0
@@ -127,24 +146,24 @@ class _QuantileSampler:
             return np.zeros(levels.shape), 1.0
         return levels, self.scale
 
-    def _e(self, j):
+    def _e(self, j: int) -> float:
         """e_j: lo for j = 0, y_j (1-based) for 1 <= j <= n, hi for j = n + 1."""
         return self.lo if j == 0 else (self.hi if j == self.n + 1 else float(self.y[j - 1]))
 
-    def _live_left(self, j0):
+    def _live_left(self, j0: int) -> int | None:
         """The largest j < j0 with e_j < e_{j+1}, or None: the gaps t..j0-1 with
         e_t = e_j0 are empty, and gap t - 1 is not."""
         v = self._e(j0)
         t = int(self.lo < v) + int(np.searchsorted(self.y, v, side="left"))
         return t - 1 if t >= 1 else None
 
-    def _live_right(self, j1):
+    def _live_right(self, j1: int) -> int | None:
         """The smallest j >= j1 with e_j < e_{j+1}, or None: s, the last index with e_s = e_j1."""
         v = self._e(j1)
         s = int(self.lo <= v) + int(np.searchsorted(self.y, v, side="right")) - 1
         return s if s <= self.n and self._e(s + 1) > v else None
 
-    def _members(self, b):
+    def _members(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(numer, left, right) of every gap of far block b (built once, then cached)."""
         if b not in self._cache:
             a0, a1 = self._block_ranges[b]
@@ -153,19 +172,21 @@ class _QuantileSampler:
             self._cache[b] = (self._numer(levels.astype(np.float64))[0], left, right)
         return self._cache[b]
 
-    def _members_fn(self, b):
+    def _members_fn(self, b: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
         return lambda: self._members(b)
 
-    def sample(self):
+    def sample(self) -> float:
         j, i = exact_race_with_lazy_blocks(self.near_numer, self.denom, self.near_left,
                                            self.near_right, self.blocks)
         if j is None:
             return exact_uniform_float(self.near_left[i], self.near_right[i])
         _, left, right = self._members(self._block_ids[j])
         return exact_uniform_float(left[i], right[i])
+    # [end:quantile_sampler_helpers]
 
 
-def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):
+def duff_quantile_sample(x_sorted: Any, bounds: tuple[float, float], alpha: Fraction | float,
+                         scale: float, size: int | None = None) -> float | np.ndarray:
     """Releases of the Duff alpha-quantile mechanism: the sampler behind
     :func:`make_duff_quantile`, for batches (``size`` draws share the set-up).
 
@@ -173,9 +194,10 @@ def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):
     checked: chain ``make_clamp`` and ``make_sort`` or sort and clip it yourself).  The
     public parameters are validated as in :func:`make_duff_quantile`.  Each draw is a
     separate release: k draws cost k times the privacy of one (``make_duff_quantile(...).map``).
+    Not a constructor, so not in ``dp.m``: import it from this module.
     """
     lo, hi = v.bounds("bounds", bounds, float)
-    alpha = validate_alpha(alpha)
+    alpha = v.alpha("alpha", alpha)
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
     if size is not None:
         size = v.number("size", size, integer=True, nonneg=True)
@@ -183,7 +205,9 @@ def duff_quantile_sample(x_sorted, bounds, alpha, scale, size=None):
     return _sample(y, lo, hi, alpha, scale, size)
 
 
-def _sample(y, lo, hi, alpha, scale, size=None):
+# [proof:duff_quantile_sample]
+def _sample(y: np.ndarray, lo: float, hi: float, alpha: Fraction | float, scale: float,
+            size: int | None = None) -> Any:
     """Draw from validated parameters and a sorted float array inside [lo, hi]."""
     if not lo < hi:  # the output space is one point
         return lo if size is None else np.full(size, lo)
@@ -191,61 +215,83 @@ def _sample(y, lo, hi, alpha, scale, size=None):
     if size is None:
         return sampler.sample()
     return np.array([sampler.sample() for _ in range(size)], dtype=np.float64)
+# [end:duff_quantile_sample]
 
 
-def _check_space(input_domain, input_metric):
+def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
     elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True, T=float)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
-                        "(add/remove neighbours, Duff Definition 1)")
+                        "(add/remove neighbours, [GM-Duff] Definition 1)")
     return elem.bounds
 
 
-def make_duff_quantile(input_domain, input_metric, alpha, scale):
-    """Release a float in [a, b] near the alpha-quantile with density ∝ exp(u(x) / scale),
-    u the Duff utility (Gillenwater & Muñoz Medina, *Duff*, Definition 8).
+def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction | float,
+                       scale: float) -> Measurement:
+    """Release a point near the alpha-quantile: the exponential mechanism with the Duff utility.
 
-    The quantile of m >= 1 records is the order statistic of rank ceil(alpha m)
-    (1-based), with alpha read exactly: a float as the decimal it prints as (0.1 is
-    1/10), or pass a ``fractions.Fraction``; u(x) = -(fewest records added or removed so that x is that order
-    statistic), computed exactly in closed form (:func:`opendp_duff.duff_utility`);
-    for no records u = -1 everywhere.  [a, b] are the bounds of the input domain.
+    Releases a float of [a, b] drawn with density proportional to exp(u(x) / scale), rounded
+    to the nearest float, where -u(x) is the fewest records to add or remove so that x is
+    the order statistic of rank ceil(alpha m) of the m records ([GM-Duff] Definition 8;
+    the closed form is in :mod:`opendp_duff.duff_utility`).  For no records u = -1 everywhere.
 
-    Neighbours: add/remove one record (``symmetric_distance``).  u has sensitivity 1
-    (Duff Lemma 1), so ``map(d_in) = 2 d_in / scale``, rounded up: d_in from the
-    utility and d_in from the data-dependent normaliser.  scale = 2/epsilon gives
-    the paper's exp(epsilon u / 2).  ``map(0) = 0``; scale 0 gives inf; scale inf gives 0.
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)), sorted=True)``,
+          a <= b finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
+        * Output measure: ``max_divergence()``.
 
-    Sampling (Duff §5, Algorithm 1, Proposition 5), exactly: a Gumbel race over the
-    gaps between records, decided by :mod:`opendp_duff.samplers.exact` (float keys
-    with rigorous error bounds, refined with fresh random bits when they cannot
-    decide), with the far gaps in two lazy blocks built only when their bound could
-    win, then an exact uniform point of the chosen gap rounded to the nearest float.
-    The release is exactly the exponential mechanism's sample, rounded to the nearest
-    float (post-processing; ``proofs/samplers/exact.tex``).  Never raises, never NaN
-    on a member of the input domain.
+    Args:
+        input_domain: the domain of the input (see the contract).
+        input_metric: ``symmetric_distance()``.
+        alpha: the quantile level, in the open interval (0, 1).  A ``fractions.Fraction`` is
+            exact; a float or numpy float is read as the decimal it prints as (``0.1`` and
+            ``np.float32(0.1)`` are 1/10), by :func:`opendp_duff._validate.alpha`.
+        scale: the temperature, a number >= 0 or ``inf``; ``scale = 2 / epsilon`` gives
+            epsilon-DP (the paper's exp(epsilon u / 2)).
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
-    ...      >> dp.m.then_duff_quantile(alpha=0.25, scale=2.0))
-    >>> m.map(1)
-    1.0
-    >>> 0.0 <= m([float(i % 10) for i in range(100)]) <= 10.0
-    True
+    Privacy map:
+        ``map(d_in) = 2 d_in / scale``, rounded up: u moves by at most d_in ([GM-Duff]
+        Lemma 1) and so does the log of the data-dependent normaliser.  ``map(0) = 0``;
+        scale 0 gives ``inf`` (the release is uniform on the top level's positive-width gaps,
+        by width); scale ``inf`` gives 0 (uniform on [a, b], whatever the data).
+
+    Sampling is exact: a Gumbel race over the gaps between records ([GM-Duff] §5,
+    Algorithm 1 and Proposition 5) decided by :mod:`opendp_duff.samplers.exact`, then an
+    exact uniform point of the chosen gap rounded to the nearest float.  The running time
+    depends on the data (n, ties) and is not protected.
+
+    Proof: ``proofs/measurements/duff/make_duff_quantile.tex``.
+
+    References: [GM-Duff] Definition 8, Lemma 1, §4.1, §5 (Algorithm 1, Proposition 5); [MT07].
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
+        ...      >> dp.m.then_duff_quantile(alpha=0.25, scale=2.0))
+        >>> m.map(1)
+        1.0
+        >>> 0.0 <= m([float(i % 10) for i in range(100)]) <= 10.0
+        True
     """
+    # [proof:make_duff_quantile]
     lo, hi = _check_space(input_domain, input_metric)
-    alpha = validate_alpha(alpha)
+    level = v.alpha("alpha", alpha)
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
-    return _make(input_domain, input_metric, alpha, scale, lo, hi)
+    return _make(input_domain, input_metric, level, scale, lo, hi)
+    # [end:make_duff_quantile]
 
 
-def _make(input_domain, input_metric, alpha, scale, lo, hi):
-    def function(x):
+def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, scale: float,
+          lo, hi) -> Measurement:
+    # [proof:duff_quantile_make]
+    def function(x: Any) -> float:
         return _sample(as_array(x), lo, hi, alpha, scale)
 
-    def privacy_map(d_in):
+    def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
+    # [end:duff_quantile_make]
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not lo < hi:
@@ -257,38 +303,54 @@ def _make(input_domain, input_metric, alpha, scale, lo, hi):
                        output_law=output_law)
 
 
-def make_duff_median(input_domain, input_metric, scale):
-    """Release a float in [a, b] near the median with density ∝ exp(u(x) / scale),
-    u the Duff utility of the median (Gillenwater & Muñoz Medina, *Duff*, §4.1).
+def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: float) -> Measurement:
+    """Release a point near the median: the exponential mechanism with the Duff utility.
 
-    The median of m >= 1 records is the *lower* median, rank ceil(m / 2), as in the
-    paper; this is :func:`make_duff_quantile` with alpha = 1/2.  For x strictly
-    between the j-th and (j+1)-th of n sorted records (records 0 and n+1 being a
-    and b), u(x) = -max(n - 2j, 2j + 1 - n): level -1 on the gap j = ceil((n+1)/2) - 1,
-    falling by 2 per gap on each side, with the two sides one apart (-2 on one side of
-    the best gap, -3 on the other: the paper's asymmetry).  A record value scores at least as high as
-    its two gaps (the median itself scores 0).  For no records u = -1 everywhere.
+    This is :func:`make_duff_quantile` with alpha = 1/2: the median of m records is the
+    *lower* median, of rank ceil(m / 2), as in [GM-Duff] §4.1.  For x strictly between
+    the j-th and (j+1)-th of the n sorted records (records 0 and n + 1 being a and b),
+    u(x) = -max(n - 2j, 2j + 1 - n): level -1 on the gap j = ceil((n+1)/2) - 1, falling by
+    2 per gap on each side, the two sides one apart.  For no records u = -1 everywhere.
 
-    Neighbours: add/remove one record (``symmetric_distance``).  ``map(d_in) =
-    2 d_in / scale``, rounded up (Duff Lemma 1 and the exponential mechanism with a
-    data-dependent normaliser); scale = 2/epsilon gives the paper's exp(epsilon u / 2).
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)), sorted=True)``,
+          a <= b finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
+        * Output measure: ``max_divergence()``.
 
-    Input: a sorted vector of floats bounded to [a, b] (chain ``make_clamp`` then
-    ``make_sort``).  Output: a float in [a, b].  Sampling as in
-    :func:`make_duff_quantile` (Duff §5, Algorithm 1, Proposition 5, with blocks).
+    Args:
+        input_domain: the domain of the input (see the contract).
+        input_metric: ``symmetric_distance()``.
+        scale: the temperature, a number >= 0 or ``inf``; ``scale = 2 / epsilon`` gives
+            epsilon-DP (the paper's exp(epsilon u / 2)).
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    >>> m = (space >> dp.t.then_clamp(bounds=(-10.0, 10.0)) >> dp.t.then_sort()
-    ...      >> dp.m.then_duff_median(scale=2.0 / 1.0))
-    >>> m.map(1)
-    1.0
-    >>> -10.0 <= m([-1.0, 0.0, 0.5, 2.0, 30.0]) <= 10.0
-    True
+    Privacy map:
+        ``map(d_in) = 2 d_in / scale``, rounded up ([GM-Duff] Lemma 1 and the data-dependent
+        normaliser).  ``map(0) = 0``; scale 0 gives ``inf`` (uniform on the top level's
+        positive-width gaps, by width); scale ``inf`` gives 0 (uniform on [a, b]).
+
+    Sampling is exact, as in :func:`make_duff_quantile`; the running time is not protected.
+
+    Proof: ``proofs/measurements/duff/make_duff_median.tex``.
+
+    References: [GM-Duff] Definition 8, Lemma 1, §4.1 (Medians), §5 (Algorithm 1,
+    Proposition 5); [MT07].
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = (space >> dp.t.then_clamp(bounds=(-10.0, 10.0)) >> dp.t.then_sort()
+        ...      >> dp.m.then_duff_median(scale=2.0 / 1.0))
+        >>> m.map(1)
+        1.0
+        >>> -10.0 <= m([-1.0, 0.0, 0.5, 2.0, 30.0]) <= 10.0
+        True
     """
+    # [proof:make_duff_median]
     lo, hi = _check_space(input_domain, input_metric)
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
-    return _make(input_domain, input_metric, 0.5, scale, lo, hi)
+    return _make(input_domain, input_metric, Fraction(1, 2), scale, lo, hi)
+    # [end:make_duff_median]
 
 
 then_duff_quantile = then(make_duff_quantile)

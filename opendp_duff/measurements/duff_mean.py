@@ -1,7 +1,7 @@
-"""make_duff_mean: the Duff exponential mechanism for the mean (file 000, section 4.1 "Means").
+"""make_duff_mean: the Duff exponential mechanism for the mean ([GM-Duff] §4.1, "Means").
 
 The utility of an output x is minus the fewest additions and removals of
-records in [lo, hi] that make the mean equal x (Definition 8).  This module
+records in [lo, hi] that make the mean equal x ([GM-Duff] Definition 8).  This module
 computes it as a step function in O(n) after sorting, vectorised, with exact
 integer arithmetic; the proof is
 ``proofs/measurements/duff_mean/make_duff_mean.tex``.
@@ -29,15 +29,20 @@ between level sets, and the inclusions are exactly what sensitivity 1 means,
 so the computed utility has sensitivity 1 with no floating-point caveat.
 The cost is a bias of at most (hi - lo) 2^-33 in the statistic.
 """
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import DiscreteLaw, step_function_law
+from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
+from ..domains import VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence
-from ..metrics import SymmetricDistance
+from ..metrics import Metric, SymmetricDistance
 from ..samplers.race import sample_step_function
 from ..transformations._common import as_array, dataset_space
 
@@ -50,7 +55,8 @@ _INV_SCALE = 1.0 / _SCALE
 _INT64_MAX_N = 1 << 28           # int64 arithmetic is overflow-free below this n (see _level_ends)
 
 
-def _grid_units(y, lo, hi):
+# [proof:duff_mean_grid]
+def _grid_units(y: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Each record as an integer j in [0, 2^32]: round((y - lo) / (hi - lo) * 2^32).
 
     A fixed monotone function of one record (IEEE operations are monotone),
@@ -62,9 +68,11 @@ def _grid_units(y, lo, hi):
         t = (y * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5)
     j = np.rint(np.clip(t, 0.0, 1.0) * _SCALE)
     return j.astype(np.int64)
+# [end:duff_mean_grid]
 
 
-def _level_ends(z):
+# [proof:duff_mean_level_ends]
+def _level_ends(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact lower ends of the level sets L_1..L_{n+1} for sorted integers z in [0, 2^32].
 
     Returns (A, F): the lower end of L_k is t_k = N_k / D_k grid units with
@@ -95,27 +103,42 @@ def _level_ends(z):
     num *= _W
     num //= den                                        # floor(frac(num/den) 2^32)
     return a.astype(np.float64), num.astype(np.float64)
+# [end:duff_mean_level_ends]
 
 
-def _fraction(a, f):
+# [proof:duff_mean_endpoints]
+def _fraction(a: np.ndarray, f: np.ndarray) -> np.ndarray:
     """floor(t 2^32) 2^-32 / 2^32 as a float in [0, 1]: one rounding of an exact dyadic,
     hence a non-decreasing function of the exact t."""
     return (a + f * _INV_SCALE) * _INV_SCALE
 
 
-def _from_lo(frac, lo, hi):
+# The end maps: lo + frac (hi - lo) and hi - frac (hi - lo) in floats, then clipped to
+# [lo, hi].  Each IEEE operation is non-decreasing in frac.  When hi - lo overflows, the
+# computation runs on halved operands (exact: |lo|, |hi| >= 2^970 there) and is doubled
+# after the clip, so no intermediate overflows and the result is what unbounded-exponent
+# floats would give.  Otherwise the only overflow is of a sum whose exact value lies
+# beyond the bound; it gives +-inf, which the clip maps to that bound, as it would the
+# unbounded result: that overflow (and gradual underflow) is expected, not reported.
+def _from_lo(frac: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo
-    x = lo + frac * span if np.isfinite(span) else lo + 2.0 * (frac * (hi * 0.5 - lo * 0.5))
+    if not np.isfinite(span):
+        return 2.0 * np.clip(lo * 0.5 + frac * (hi * 0.5 - lo * 0.5), lo * 0.5, hi * 0.5)
+    with np.errstate(over="ignore", under="ignore"):
+        x = lo + frac * span
     return np.clip(x, lo, hi)
 
 
-def _from_hi(frac, lo, hi):
+def _from_hi(frac: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo
-    x = hi - frac * span if np.isfinite(span) else hi - 2.0 * (frac * (hi * 0.5 - lo * 0.5))
+    if not np.isfinite(span):
+        return 2.0 * np.clip(hi * 0.5 - frac * (hi * 0.5 - lo * 0.5), lo * 0.5, hi * 0.5)
+    with np.errstate(over="ignore", under="ignore"):
+        x = hi - frac * span
     return np.clip(x, lo, hi)
 
 
-def duff_mean_level_sets(x_sorted, bounds):
+def duff_mean_level_sets(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
     """The nested level sets of the Duff mean utility: ``(lower, upper)``, float arrays of
     length n + 1, with {x : u(x) >= -k} = [lower[k-1], upper[k-1]] for k = 1..n+1
     (the last is [lo, hi]).  See :func:`duff_mean_step_function`."""
@@ -127,13 +150,14 @@ def duff_mean_level_sets(x_sorted, bounds):
     lower = _from_lo(_fraction(*_level_ends(z)), lo, hi)
     upper = _from_hi(_fraction(*_level_ends(_W - z[::-1])), lo, hi)
     return lower, upper
+# [end:duff_mean_endpoints]
 
 
-def duff_mean_step_function(x_sorted, bounds):
+def duff_mean_step_function(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Duff utility of the mean as disjoint pieces ``(left, right, levels)``.
 
     u(x) = -(fewest additions and removals of records in [lo, hi] after which
-    the mean is x), Definition 8 of the Duff paper (file 000, section 4.1).
+    the mean is x), [GM-Duff] Definition 8 and §4.1 ("Means").
     ``x_sorted`` is a sorted sequence of floats in ``bounds = (lo, hi)``.
 
     Returns numpy arrays: float ``left <= right`` and int64 ``levels <= 0``,
@@ -147,7 +171,8 @@ def duff_mean_step_function(x_sorted, bounds):
     rounded to the grid lo + j (hi - lo) / 2^32 (a shift of the mean by at
     most (hi - lo) 2^-33); the step function of the rounded data is exact and
     its endpoints are rounded by fixed monotone maps, which keeps sensitivity 1
-    (proof: ``proofs/measurements/duff_mean/make_duff_mean.tex``).
+    (proof: ``proofs/measurements/duff_mean/make_duff_mean.tex``).  An inspection
+    tool, not a constructor (so not in ``dp.m``): import it from this module.
 
     >>> left, right, levels = duff_mean_step_function([1.0, 3.0], (0.0, 4.0))
     >>> [(round(float(a), 4), round(float(b), 4), int(k)) for a, b, k in zip(left, right, levels)]
@@ -156,6 +181,7 @@ def duff_mean_step_function(x_sorted, bounds):
     Here the mean 2 moves anywhere in [4/3, 8/3] by adding one record; [1/2, 7/2]
     needs two edits (e.g. remove 3 and add a record at 0), and the rest three.
     """
+    # [proof:duff_mean_step_function]
     lo, hi = float(bounds[0]), float(bounds[1])
     n = np.asarray(x_sorted).size
     if not hi > lo:  # one point: u = 0 there if the data has a mean, else -1 (add one record)
@@ -164,7 +190,7 @@ def duff_mean_step_function(x_sorted, bounds):
     return _pieces(lower, upper)
 
 
-def _pieces(lower, upper):
+def _pieces(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Disjoint pieces of the function x -> -min{k : lower[k-1] <= x <= upper[k-1]}.
 
     lower is non-increasing and upper non-decreasing; the first sets may be
@@ -183,61 +209,85 @@ def _pieces(lower, upper):
     if keep.all():
         return left, right, level
     return left[keep], right[keep], level[keep]
+    # [end:duff_mean_step_function]
 
 
-def make_duff_mean(input_domain, input_metric, scale):
-    """Release a float in [lo, hi] with density proportional to exp(u(x) / scale), where u
-    is the Duff utility of the mean (see :func:`duff_mean_step_function`).
+def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: float) -> Measurement:
+    """Release a point near the mean: the exponential mechanism with the Duff utility.
 
-    Neighbours: add/remove one record (``symmetric_distance()``).  Privacy
-    (``max_divergence()``): ``map(d_in) = 2 d_in / scale``, rounded up, so
-    scale = 2 / epsilon gives epsilon-DP (the paper's exp(epsilon u / 2)).
-    The factor 2: u moves by at most d_in (Lemma 1) and the normalising
-    integral by at most a factor exp(d_in / scale), in either direction.
-    ``scale = inf`` releases a uniform draw on [lo, hi] with ``map = 0``.
+    Releases a float of [lo, hi] drawn with density proportional to exp(u(x) / scale),
+    rounded to the nearest float, where -u(x) is the fewest records in [lo, hi] to add or
+    remove so that the mean is x ([GM-Duff] Definition 8, §4.1 "Means"; the step function
+    is :func:`duff_mean_step_function`).  The utility is computed exactly for the records
+    rounded to the grid lo + j (hi - lo) / 2^32, so the target is the mean within
+    (hi - lo) 2^-33.
 
-    Input: a sorted vector of floats bounded to [lo, hi] (chain ``make_clamp``
-    and ``make_sort``).  The utility is computed exactly for the records
-    rounded to the grid lo + j (hi - lo) / 2^32 (so the target is the mean
-    within (hi - lo) 2^-33).  Sampling: pick a piece of the step function by a
-    Gumbel race on log(length) + level / scale, then a uniform point in it
-    (Algorithm 1 and Proposition 5 of file 000, section 5).
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T, bounds=(lo, hi)), sorted=True)`` with
+          T float or int, lo <= hi finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
+        * Output measure: ``max_divergence()``.
 
-    Citations: Gillenwater & Munoz Medina, Duff (file 000): Definition 8,
-    Lemma 1, section 4.1 "Means", section 5; McSherry & Talwar (2007) for
-    the exponential mechanism.
+    Args:
+        input_domain: the domain of the input (see the contract).
+        input_metric: ``symmetric_distance()``.
+        scale: the temperature, a number >= 0 or ``inf``; ``scale = 2 / epsilon`` gives
+            epsilon-DP (the paper's exp(epsilon u / 2)).
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    >>> m = space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort() >> dp.m.then_duff_mean(scale=2.0)
-    >>> m.map(1)
-    1.0
-    >>> 0.0 <= m([1.0, 2.0, 3.0, 12.0]) <= 10.0
-    True
+    Privacy map:
+        ``map(d_in) = 2 d_in / scale``, rounded up: u moves by at most d_in ([GM-Duff]
+        Lemma 1) and so does the log of the data-dependent normaliser.  ``map(0) = 0``;
+        scale 0 gives ``inf`` (the release is uniform on the top level's positive-width
+        pieces, by width: the limit of the law as scale -> 0); scale ``inf`` gives 0
+        (uniform on [lo, hi], whatever the data).
+
+    Sampling is exact: a Gumbel race over the pieces ([GM-Duff] §5, Algorithm 1 and
+    Proposition 5) decided by :mod:`opendp_duff.samplers.exact`, then an exact uniform
+    point of the chosen piece rounded to the nearest float.  The running time depends on
+    the data and is not protected.
+
+    Proof: ``proofs/measurements/duff_mean/make_duff_mean.tex``.
+
+    References: [GM-Duff] Definition 8, Lemma 1, §4.1 (Means), §5 (Algorithm 1,
+    Proposition 5); [MT07].
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
+        ...      >> dp.m.then_duff_mean(scale=2.0))
+        >>> m.map(1)
+        1.0
+        >>> 0.0 <= m([1.0, 2.0, 3.0, 12.0]) <= 10.0
+        True
     """
+    # [proof:make_duff_mean]
     elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
-    scale = v.number("scale", scale, positive=True, allow_inf=True)
+    scale = v.number("scale", scale, nonneg=True, allow_inf=True)
     lo, hi = float(elem.bounds[0]), float(elem.bounds[1])
     bounds = (lo, hi)
 
-    def function(x):
+    def function(x: Any) -> float:
         y = np.clip(as_array(x), lo, hi)  # members are already inside; this only guards
         if not hi > lo:
             return lo
         left, right, levels = duff_mean_step_function(y, bounds)
-        # the exact sampler reads widths as rationals, so subnormal widths need no rescaling
         return float(np.clip(sample_step_function(left, right, levels, scale), lo, hi))
+
+    def privacy_map(d_in: int) -> float:
+        return ar.div_up(2 * d_in, scale)
+    # [end:make_duff_mean]
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not hi > lo:
             return DiscreteLaw((lo,), [0.0])
         return step_function_law(*duff_mean_step_function(np.clip(as_array(x), lo, hi), bounds), scale)
 
-    return Measurement(input_domain, input_metric, MaxDivergence(), function,
-                       lambda d_in: ar.div_up(2 * d_in, scale), output_law=output_law)
+    return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
+                       output_law=output_law)
 
 
 then_duff_mean = then(make_duff_mean)

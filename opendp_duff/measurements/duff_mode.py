@@ -1,14 +1,26 @@
-"""make_duff_mode: the Duff exponential mechanism for the mode over public candidates."""
+"""make_duff_mode: the Duff exponential mechanism for the mode over public candidates.
+
+[GM-Duff] Definition 8 and §4.1 ("Modes"): u(c, x) = n_c - n_max.  Built as
+``make_count_by_candidates >> make_report_noisy_max_gumbel`` (inf-difference metric,
+[OpenDP-Gumbel] §3.1), then the lookup index -> candidate.
+
+Proof: ``proofs/measurements/duff_mode/make_duff_mode.tex``.
+"""
+from __future__ import annotations
+
 import collections
 import numbers
+from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import numpy as np
 
-from ..audit import DiscreteLaw
-from ..core import then
+from ..core import Measurement, then
+from ..domains import VectorDomain
 from ..errors import MakeError
-from ..metrics import SymmetricDistance
+from ..laws import DiscreteLaw
+from ..metrics import Metric, SymmetricDistance
 from ..transformations._common import dataset_space
 from ..transformations.count_by_candidates import (_key, _keys, candidate_counter,
                                                    make_count_by_candidates,
@@ -18,35 +30,54 @@ from .noisy_max import make_report_noisy_max_gumbel
 __all__ = ["make_duff_mode", "then_duff_mode"]  # duff_mode_utility: via dp.duff_utility
 
 
-def make_duff_mode(input_domain, input_metric, candidates, scale):
-    """Release a candidate c with probability proportional to exp(u(c, x) / scale),
-    where u(c, x) = n_c - n_max is the Duff utility of the mode.
+def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates: Sequence[Any],
+                   scale: float) -> Measurement:
+    """Release a public candidate near the mode: the exponential mechanism with the Duff utility.
 
-    n_c is the number of records equal to c and n_max the largest number of
-    equal records in x (over every value, candidate or not; 0 for empty x).
-    ``scale`` is the temperature, as in ``make_report_noisy_max_gumbel``.
-    Duff (file 000): Definition 8, section 4.1 "Modes", Lemma 1; see
-    :func:`duff_mode_utility` for the tie convention.
+    Releases candidate c with probability proportional to exp(u(c, x) / scale), where
+    u(c, x) = n_c - n_max is the Duff utility of the mode ([GM-Duff] Definition 8, §4.1
+    "Modes"): n_c counts the records equal to c and n_max is the largest number of equal
+    records in x (over every value, candidate or not; 0 for no records).  Ties count: c
+    is a mode when no value is more frequent (see :func:`duff_mode_utility`).
 
-    Neighbours: add/remove (``symmetric_distance()``).  Privacy
-    (``max_divergence()``): ``map(d_in) = d_in / scale``, rounded up.  The
-    generic exponential mechanism would charge 2 d_in / scale (Lemma 1 bounds
-    each utility's change by d_in, and the normaliser can move the other
-    way); here n_max is common to every candidate, so it cancels from the
-    probabilities, which then depend only on the counts n_c, and those move
-    together: d_in additions and removals change max_c - min_c of the count
-    changes by at most d_in (the inf-difference bound of file 002, section 3.1).
-    So scale = 1/epsilon gives epsilon-DP.
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T))`` with T float or int, no NaN
+          (bounds are not needed).
+        * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
+        * Output measure: ``max_divergence()``.
 
-    Implemented as ``make_count_by_candidates >> make_report_noisy_max_gumbel``
-    (inf-difference metric), followed by the lookup index -> candidate.
+    Args:
+        input_domain: the domain of the input (see the contract).
+        input_metric: ``symmetric_distance()``.
+        candidates: a public, non-empty sequence of distinct finite values of type T
+            (as in ``make_count_by_candidates``).
+        scale: the temperature, a number >= 0 or ``inf``; ``scale = 1 / epsilon`` gives
+            epsilon-DP.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
-    >>> m = space >> dp.t.then_clamp(bounds=(0, 9)) >> dp.m.then_duff_mode(candidates=[1, 2, 3], scale=0.5)
-    >>> m.map(1), m([1, 2, 2, 2, 3]) in (1, 2, 3)
-    (2.0, True)
+    Privacy map:
+        ``map(d_in) = d_in / scale``, rounded up.  n_max is common to every candidate and
+        cancels from the probabilities, and d_in additions and removals move
+        max_c - min_c of the count changes by at most d_in (the inf-difference bound of
+        [OpenDP-Gumbel] §3.1, §4.2), so the generic factor 2 of the exponential mechanism
+        is not needed.  ``map(0) = 0``; scale 0 gives ``inf`` (an argmax of the counts,
+        ties broken uniformly); scale ``inf`` gives 0 (a uniform candidate).
+
+    Sampling is exact: the Gumbel race of ``make_report_noisy_max_gumbel`` on the exact
+    integer counts.  The running time is not protected.
+
+    Proof: ``proofs/measurements/duff_mode/make_duff_mode.tex``.
+
+    References: [GM-Duff] Definition 8, Lemma 1, §4.1 (Modes); [OpenDP-Gumbel] Theorem 2.1,
+    §3.1, §4.2; [MT07].
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+        >>> m = space >> dp.t.then_clamp(bounds=(0, 9)) >> dp.m.then_duff_mode(candidates=[1, 2, 3], scale=0.5)
+        >>> m.map(1), m([1, 2, 2, 2, 3]) in (1, 2, 3)
+        (2.0, True)
     """
+    # [proof:make_duff_mode]
     dataset_space(input_domain, input_metric)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
@@ -55,21 +86,23 @@ def make_duff_mode(input_domain, input_metric, candidates, scale):
     report = make_report_noisy_max_gumbel(counts.output_domain, counts.output_metric, scale)
     cands = validate_candidates(candidates, input_domain.element_domain.T)
     chain = counts >> report
+    release = chain >> (lambda i: cands[i])
+    # [end:make_duff_mode]
 
     def output_law(x):  # index -> candidate is injective: the index law relabelled (opendp_duff.audit)
         law = chain.output_law(x)
         return DiscreteLaw(tuple(cands[i] for i in law.support), law.log_pmf)
 
-    return attrs.evolve(chain >> (lambda i: cands[i]), output_law=output_law)
+    return attrs.evolve(release, output_law=output_law)
 
 
 then_duff_mode = then(make_duff_mode)
 
 
-def duff_mode_utility(x, candidates, T=None):
+def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) -> np.ndarray:
     """The Duff utility of the mode, u(c, x) = n_c - n_max, for each candidate c.
 
-    Definition 8 of the Duff paper (file 000) with T(x) the *set* of modes:
+    [GM-Duff] Definition 8 with T(x) the *set* of modes:
     c counts as the mode of x' when no value is more frequent in x' (ties all
     count).  Then -u(c, x) is the fewest additions and removals that make c a
     mode: adding n_max - n_c copies of c suffices, and fewer cannot, since c
@@ -92,8 +125,8 @@ def duff_mode_utility(x, candidates, T=None):
     return counts - _largest_count(x, T)
 
 
-def _all_int(x, candidates):
-    def is_int(e):
+def _all_int(x: Any, candidates: Sequence[Any]) -> bool:
+    def is_int(e: Any) -> bool:
         return isinstance(e, numbers.Integral) and not isinstance(e, (bool, np.bool_))
     arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
     recs_int = arr.size == 0 or arr.dtype.kind in "iu" or (
@@ -101,7 +134,7 @@ def _all_int(x, candidates):
     return recs_int and all(is_int(c) for c in candidates)
 
 
-def _largest_count(x, T):
+def _largest_count(x: Any, T: type) -> int:
     """max over values y of the number of records equal to y (0 for no records)."""
     keys = _keys(x, T)
     if keys is None:

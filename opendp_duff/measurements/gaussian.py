@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import location_scale_law
+from ..laws import location_scale_law
 from ..core import Measurement, then
 from ..distributions import Gaussian
 from ..domains import AtomDomain, VectorDomain

@@ -1,79 +1,98 @@
-"""make_report_noisy_max_gumbel: the exponential mechanism over a vector of scores."""
+"""make_report_noisy_max_gumbel: the exponential mechanism over a vector of scores.
+
+Gumbel-max sampling ([OpenDP-Gumbel] Theorem 2.1; [GM-Duff] Proposition 5), decided exactly
+by :func:`opendp_duff.samplers.exact.exact_gumbel_race`.  The score metrics
+(``inf_difference_distance``, ``linf_distance``) and their conventions for infinite scores
+and vectors of different lengths are in :mod:`opendp_duff.metrics`.
+
+Proof: ``proofs/measurements/noisy_max/make_report_noisy_max_gumbel.tex``.
+"""
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..audit import discrete_law
+from ..laws import discrete_law, relative_log_weights
 from ..core import Measurement, then
-from ..domains import VectorDomain
+from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence, ZeroConcentratedDivergence
-from ..metrics import InfDifferenceDistance, LInfDistance
+from ..metrics import InfDifferenceDistance, LInfDistance, Metric
 from ..samplers.exact import exact_gumbel_race
 
 __all__ = ["make_report_noisy_max_gumbel", "then_report_noisy_max_gumbel"]
 
 
-def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="max",
-                                 output_measure=None):
+def make_report_noisy_max_gumbel(
+        input_domain: VectorDomain, input_metric: Metric, scale: float, optimize: str = "max",
+        output_measure: MaxDivergence | ZeroConcentratedDivergence | None = None) -> Measurement:
     """Release the index of a large (``optimize="max"``) or small (``"min"``) score.
 
-    ``scale`` is the *temperature* tau: index i is released with probability
+    Index i is released with probability exactly
 
-        P(i) = exp(s_i / tau) / sum_j exp(s_j / tau)
+        P(i) = exp(s_i / scale) / sum_j exp(s_j / scale)
 
-    (scores negated first when ``optimize="min"``), sampled as
-    argmax_i (s_i / tau + G_i) with G_i i.i.d. standard Gumbel, exactly: the
-    race is settled by lazily refined random bits whenever floats cannot decide
-    (``opendp_duff.samplers.exact``, proof in ``proofs/samplers/exact.tex``;
-    Gumbel-max trick; Duff paper, file 000, Proposition 5; OpenDP proof, file 002,
-    Theorem 2.1).  A larger scale is more private.  The OpenDP seed code
-    multiplies scores by its "temperature" while its privacy relation reads
-    ``d_out * temperature >= d_in``; the two agree only if scores are divided,
-    which is the one meaning used here.
+    (scores negated first when ``optimize="min"``), sampled as argmax_i (s_i / scale + G_i)
+    with G_i i.i.d. standard Gumbel, decided exactly by lazily refined random bits
+    (``opendp_duff.samplers.exact``).  ``scale`` is the *temperature*: scores are divided by
+    it and a larger scale is more private.  ([OpenDP-Gumbel] §3 lists code that multiplies
+    scores by its temperature while its privacy relation reads ``d_out * temperature >=
+    d_in``; only division agrees with that relation and with its equation (2), and division
+    is what we implement.)
 
-    Scores are floats, or ints bounded within [-2^53, 2^53] (so that they convert
-    to floats exactly; ``make_count_by_candidates`` produces such counts).
-    Neighbouring score vectors have the same length and are within d_in under
-    ``input_metric``:
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T))`` of scores: T float without NaN
+          (+-inf allowed unless bounded), or T int bounded within [-2^53, 2^53] (so that the
+          scores convert to floats exactly); a fixed size, if any, is at least 1.
+        * Input metric: ``inf_difference_distance()``, ``linf_distance(monotonic=True)`` or
+          ``linf_distance()``; neighbouring score vectors have the same length (see
+          :class:`~opendp_duff.metrics.InfDifferenceDistance` for infinite entries).
+        * Output measure: ``max_divergence()`` (default) or ``zero_concentrated_divergence()``.
 
-    * ``inf_difference_distance()``: max_i (s_i - s'_i) - min_i (s_i - s'_i) <= d_in;
-    * ``linf_distance(monotonic=True)``: max_i |s_i - s'_i| <= d_in with all
-      differences of one sign, which implies the line above;
-    * ``linf_distance()``: max_i |s_i - s'_i| <= d_in, so the inf-difference is
-      at most 2 d_in.
+    Args:
+        input_domain: the domain of the score vectors (see the contract).
+        input_metric: the metric on score vectors (see the contract).
+        scale: the temperature, a number >= 0 or ``inf``.
+        optimize: ``"max"`` or ``"min"``.
+        output_measure: ``None`` (meaning ``max_divergence()``), ``max_divergence()`` or
+            ``zero_concentrated_divergence()``.
 
-    Privacy maps (rounded up; map(0) = 0; scale 0 gives inf, scale inf gives 0),
-    with c = 2 for the plain L-inf distance and c = 1 otherwise:
+    Privacy map:
+        With c = 2 for ``linf_distance()`` and c = 1 for the other two metrics,
+        eta(d_in) = c d_in / scale; ``max_divergence()``: map(d_in) = eta, and
+        ``zero_concentrated_divergence()``: map(d_in) = eta^2 / 8 (the mechanism is
+        eta-bounded-range, Durfee & Rogers, NeurIPS 2019, and eta-bounded range implies
+        eta^2/8-zCDP, Cesar & Rogers, ALT 2021), each computed exactly and rounded up once.
+        ``map(0) = 0``; scale 0 or d_in = inf gives ``inf``; scale ``inf`` gives 0.
 
-    * ``max_divergence()`` (default): eta(d_in) = c d_in / scale;
-    * ``zero_concentrated_divergence()``: eta(d_in)^2 / 8, because the
-      mechanism is eta-bounded-range (Durfee & Rogers 2019) and an
-      eta-bounded-range mechanism is eta^2/8-zCDP (Cesar & Rogers 2021).
+    Edge cases, all without error or NaN: +inf scores win uniformly among themselves;
+    -inf scores never win unless every score is -inf, and then the index is uniform;
+    scale 0 releases an argmax with ties broken uniformly; scale inf releases a uniform
+    index among the +inf scores if any, else among the finite ones.  When the size is not
+    fixed the empty vector is a member and releases ``None`` (vectors of different lengths
+    are never neighbours).  The running time is not protected.
 
-    Edge cases, all without error or NaN: +inf scores (where the domain has
-    them) win uniformly among themselves; -inf scores never win unless every
-    score is -inf, and then the index is uniform; scale 0 releases an argmax
-    with ties broken uniformly; scale inf releases a uniform index among the
-    +inf scores if any, else among the finite ones.  Scores are shifted by
-    their maximum before division, so magnitudes up to the float limits and
-    scales down to the smallest subnormal are safe.  A vector domain of fixed
-    size must have size >= 1; when the size is not fixed the empty vector is a
-    member and releases ``None`` (vectors of different lengths are never
-    neighbours, so a fixed answer leaks nothing).
+    Proof: ``proofs/measurements/noisy_max/make_report_noisy_max_gumbel.tex``.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.inf_difference_distance()
-    >>> m = space >> dp.m.then_report_noisy_max_gumbel(scale=2.0)
-    >>> m.map(1.0), m([0.0, 10.0, 3.0]) in (0, 1, 2)
-    (0.5, True)
-    >>> zc = dp.m.make_report_noisy_max_gumbel(*space, scale=2.0,
-    ...                                        output_measure=dp.zero_concentrated_divergence())
-    >>> zc.map(1.0)
-    0.03125
+    References: [OpenDP-Gumbel] Theorem 2.1, §3.1, §4.2; [GM-Duff] Proposition 5; [Gum54];
+    [MT07].
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.inf_difference_distance()
+        >>> m = space >> dp.m.then_report_noisy_max_gumbel(scale=2.0)
+        >>> m.map(1.0), m([0.0, 10.0, 3.0]) in (0, 1, 2)
+        (0.5, True)
+        >>> zc = dp.m.make_report_noisy_max_gumbel(*space, scale=2.0,
+        ...                                        output_measure=dp.zero_concentrated_divergence())
+        >>> zc.map(1.0)
+        0.03125
     """
+    # [proof:make_report_noisy_max_gumbel]
     _score_space(input_domain, input_metric)
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
     sign = -1.0 if v.choice("optimize", optimize, {"max", "min"}) == "min" else 1.0
@@ -81,14 +100,15 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
     factor = 2 if isinstance(input_metric, LInfDistance) and not input_metric.monotonic else 1
     zcdp = isinstance(measure, ZeroConcentratedDivergence)
 
-    def privacy_map(d_in):
+    def privacy_map(d_in: float) -> float:
         return _privacy_value(d_in, factor, scale, zcdp)
 
-    def function(x):
+    def function(x: Any) -> int | None:
         scores = _as_scores(x)
         if scores.size == 0:
             return None
         return _exact_argmax(sign * scores, scale)
+    # [end:make_report_noisy_max_gumbel]
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         scores = _as_scores(x)
@@ -103,7 +123,8 @@ def make_report_noisy_max_gumbel(input_domain, input_metric, scale, optimize="ma
 then_report_noisy_max_gumbel = then(make_report_noisy_max_gumbel)
 
 
-def _exact_argmax(scores, scale):
+# [proof:noisy_max_release]
+def _exact_argmax(scores: np.ndarray, scale: float) -> int:
     """Index i with probability exactly exp(s_i/scale) / sum_j exp(s_j/scale).
 
     :func:`~opendp_duff.samplers.exact.exact_gumbel_race` reads the scores and the
@@ -117,7 +138,7 @@ def _exact_argmax(scores, scale):
     return exact_gumbel_race(score_log_weights(scores, scale))
 
 
-def score_log_weights(scores, scale):
+def score_log_weights(scores: np.ndarray, scale: float) -> np.ndarray:
     """Log-weights w with softmax(w) = the release distribution, each w_i in [-inf, 0].
 
     ``scores`` is a non-empty float array without NaN (already negated for "min").
@@ -133,14 +154,14 @@ def score_log_weights(scores, scale):
         return np.where(scores == top, 0.0, -np.inf)
     if math.isinf(scale):                 # uniform over the finite scores
         return np.where(finite, 0.0, -np.inf)
-    with np.errstate(over="ignore"):
-        # scores - top is in [-inf, 0]: -inf stays -inf, an overflow becomes -inf
-        # (its exact weight is below exp(-MAX/scale), which is 0 in floats anyway),
-        # and division by a positive finite scale cannot give NaN.
-        return (scores - top) / scale
+    # (s_i - top) / scale in [-inf, 0], formed without overflow: a gap beyond the largest
+    # float is halved first, so scores [1e308, -1e308] at scale 1e308 weigh [0, -2]
+    return relative_log_weights(scores, top, scale)
+# [end:noisy_max_release]
 
 
-def _score_space(input_domain, input_metric):
+# [proof:noisy_max_space]
+def _score_space(input_domain: Any, input_metric: Any) -> AtomDomain:
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain of scores")
     elem = input_domain.element_domain
     if elem.nan:
@@ -157,16 +178,18 @@ def _score_space(input_domain, input_metric):
     return elem
 
 
-def _measure(output_measure):
+def _measure(output_measure: Any) -> MaxDivergence | ZeroConcentratedDivergence:
     if output_measure is None:
         return MaxDivergence()
     if not isinstance(output_measure, (MaxDivergence, ZeroConcentratedDivergence)):
         raise MakeError(f"output_measure ({output_measure!r}) must be max_divergence() "
                         "or zero_concentrated_divergence()")
     return output_measure
+# [end:noisy_max_space]
 
 
-def _privacy_value(d_in, factor, scale, zcdp):
+# [proof:noisy_max_map]
+def _privacy_value(d_in: float, factor: int, scale: float, zcdp: bool) -> float:
     """eta = factor * d_in / scale, or eta^2 / 8 for zCDP, rounded up."""
     if d_in == 0:
         return 0.0
@@ -176,9 +199,11 @@ def _privacy_value(d_in, factor, scale, zcdp):
         return 0.0
     eta = ar.Q(factor) * ar.Q(d_in) / ar.Q(scale)   # exact rational
     return ar.up(eta * eta / 8 if zcdp else eta)
+# [end:noisy_max_map]
 
 
-def _as_scores(x):
+# [proof:noisy_max_scores]
+def _as_scores(x: Any) -> np.ndarray:
     """The scores as a float64 array; integers too large for a float become +-inf.
 
     NaN is outside the input domain; should one arrive anyway it is read as -inf (it never
@@ -192,8 +217,9 @@ def _as_scores(x):
     return np.where(np.isnan(s), -np.inf, s)
 
 
-def _float_or_inf(e):
+def _float_or_inf(e: Any) -> float:
     try:
         return float(e)
     except OverflowError:
         return math.inf if e > 0 else -math.inf
+# [end:noisy_max_scores]

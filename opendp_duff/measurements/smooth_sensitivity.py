@@ -45,6 +45,7 @@ carries no private information: by default the evenly spaced quantiles of the un
 the public bounds, at the public size n; or a synthetic / public sample the caller passes.
 """
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as _dist
 from .. import smooth_sensitivity as _ss
-from ..audit import location_scale_law
+from ..laws import location_scale_law
 from ..combinators.measure_cast import make_fix_delta, make_zCDP_to_approxDP
 from ..core import Measurement, make_chain_mt, then
 from ..errors import MakeError, MakeTypeError
@@ -213,9 +214,13 @@ def _build(input_domain, input_metric, stat, smooth, t, s, noise, shape, exact_s
         arr = as_array(x)
         return _release_draws(center(arr), smooth(arr, t), s, noise, law_shape, None)
 
-    def output_law(x):  # the exact law of the release (opendp_duff.audit)
+    def output_law(x):  # the exact law of the release (opendp_duff.laws)
+        # centre and scale as the release reads them, exactly: a float quotient S/s could
+        # overflow or underflow, and the nearest float to the trimmed mean is not its centre
         arr = as_array(x)
-        return location_scale_law(stat(arr), float(smooth(arr, t)) / s, draw.law)
+        c = center(arr)
+        loc = Fraction(c[0]) / Fraction(c[1]) if isinstance(c, tuple) else c
+        return location_scale_law(loc, Fraction(float(smooth(arr, t))) / Fraction(s), draw.law)
 
     if isinstance(input_metric, SymmetricDistance):
         # Same-size datasets at symmetric distance d differ by floor(d/2) substitutions:

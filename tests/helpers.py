@@ -1,0 +1,76 @@
+"""Helpers shared by the test modules (importable as ``helpers`` from every folder of tests/).
+
+* ``rerun_once(seed)``: a statistical test runs with a seeded (insecure, test-only) generator;
+  if its assertion fails it is run once more with another seed before the failure is reported,
+  so a test with false-failure rate p per attempt fails spuriously with probability p^2.  It
+  also marks the test ``statistical``.
+* ``Recorder`` and ``replay_laplace``: a byte source that records every byte a release drew, and
+  the exact recomputation (at ample decimal precision) of the nearest floats of c + sigma Z at
+  both ends of the dyadic interval of the Laplace release's uniform.
+* ``multiset_distance``: the change-one or symmetric distance between two finite multisets.
+"""
+import functools
+import math
+import sys
+from collections import Counter
+from decimal import Decimal, localcontext
+
+import pytest
+
+from opendp_duff.samplers import SeededRandomForTests, seeded_rng_for_tests
+
+MAX = sys.float_info.max
+
+
+def rerun_once(seed):
+    def deco(test):
+        @functools.wraps(test)
+        def wrapper(*args, **kwargs):
+            try:
+                with seeded_rng_for_tests(seed):
+                    return test(*args, **kwargs)
+            except AssertionError:
+                with seeded_rng_for_tests(seed + 1_000_003):
+                    return test(*args, **kwargs)
+        return pytest.mark.statistical(wrapper)
+    return deco
+
+
+class Recorder:
+    """A byte source: ``prefix`` first (crafted bytes), then seeded random bytes; records everything."""
+
+    def __init__(self, seed, prefix=b""):
+        self.inner, self.prefix, self.log = SeededRandomForTests(seed), bytearray(prefix), bytearray()
+
+    def random_bytes(self, n):
+        take = bytes(self.prefix[:n])
+        del self.prefix[:n]
+        out = take + self.inner.random_bytes(n - len(take))
+        self.log += out
+        return out
+
+
+def replay_laplace(log, center, scale):
+    """The release's uniform is bytes 0..7 then every byte after the sign byte (8): return the
+    nearest floats of c + sigma Z at both ends of its dyadic interval, at ample precision."""
+    bits = bytes(log[:8]) + bytes(log[9:])
+    m, b = int.from_bytes(bits, "big"), 8 * len(bits)
+    sign = -1 if log[8] & 1 else 1
+    with localcontext() as ctx:
+        ctx.prec = 60 + b  # far beyond what the enclosure needs
+        ctx.Emin, ctx.Emax = -10 ** 6, 10 ** 6
+        c = Decimal(center[0]) / Decimal(center[1]) if isinstance(center, tuple) else Decimal(center)
+        s = Decimal(scale[0]) / Decimal(scale[1]) if isinstance(scale, tuple) else Decimal(scale)
+        ends = []
+        for k in (m, m + 1):
+            z = -(Decimal(k) / Decimal(2) ** b).ln() * sign
+            r = min(max(float(c + s * z), -MAX), MAX)
+            ends.append((r, math.copysign(1.0, r)))      # the sign of a zero is part of the release
+    return ends
+
+
+def multiset_distance(x, y, change_one):
+    """The distance between multisets x and y: the number of substitutions (change-one, equal
+    sizes) or of additions and removals (symmetric)."""
+    common = sum((Counter(x) & Counter(y)).values())
+    return len(x) - common if change_one else len(x) + len(y) - 2 * common
