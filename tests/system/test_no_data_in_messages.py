@@ -114,8 +114,6 @@ TABLE = {
 }
 
 NOT_CONSTRUCTORS = {
-    "duff_quantile_sample": "a sampler on an already sorted, bounded array (no domain)",
-    "duff_mean_step_function": "a utility helper on an already sorted array (no domain)",
     "smooth_parameters": "parameters from a budget; reads no data",
     "choose_smoothing": "chooses t on a public reference; reads no private data",
     "smooth_variance_lower_bound": "a number from parameters; reads no data",
