@@ -6,7 +6,8 @@ pyspark is imported only when a Spark object is used (install the ``spark`` extr
 * :mod:`.domain`: :func:`spark_frame_domain` (membership: the schema's types, then one
   distributed pass refusing null, NaN and out-of-bounds elements without quoting them) and
   the lazy :class:`SparkColumn` that the constructors pass on.
-* :mod:`.transformations`: select a column, clamp it, count rows, count candidates.
+* :mod:`.transformations`: select a column, clamp it, count rows, count candidates;
+  :mod:`.sum`: the exact sum of a bounded column (rounded once, as ``math.fsum``).
 * :mod:`.measurements`: the Duff quantile and median (a rank window computed by Spark), the
   Duff mode (candidate counts by Spark, the exact race on the driver).
 * :mod:`.grouped`: :func:`make_spark_grouped`, one release per public key in shared passes.
@@ -19,6 +20,7 @@ from .grouped import make_spark_grouped
 from .measurements import (make_spark_duff_median, make_spark_duff_mode, make_spark_duff_quantile,
                            then_spark_duff_median, then_spark_duff_mode, then_spark_duff_quantile)
 from .ranks import SparkDataChanged
+from .sum import make_spark_sum, then_spark_sum
 from .transformations import (make_spark_clamp, make_spark_count, make_spark_count_by_candidates,
                               make_spark_select_column, then_spark_clamp, then_spark_count,
                               then_spark_count_by_candidates, then_spark_select_column)
@@ -30,4 +32,5 @@ __all__ = [
     "then_spark_duff_median", "then_spark_duff_mode", "then_spark_duff_quantile",
     "make_spark_clamp", "make_spark_count", "make_spark_count_by_candidates", "make_spark_select_column",
     "then_spark_clamp", "then_spark_count", "then_spark_count_by_candidates", "then_spark_select_column",
+    "make_spark_sum", "then_spark_sum",
 ]

@@ -244,16 +244,19 @@ class SparkColumn:
 
 @attrs.frozen(repr=False)
 class SparkColumnDomain:
-    """:class:`SparkColumn` values whose every element is a member of ``element_domain``.
+    """:class:`SparkColumn` values whose every element is a member of ``element_domain``
+    (and with ``size`` elements, if a size is given).
 
     The output domain of the Spark column transformations.  Admitting a column directly
     (not through a chain that starts from a frame) runs one distributed pass over it.
     """
 
     element_domain: AtomDomain
+    size: int | None = None
 
     def __repr__(self) -> str:
-        return f"SparkColumnDomain({self.element_domain!r})"
+        size = f", size={self.size}" if self.size is not None else ""
+        return f"SparkColumnDomain({self.element_domain!r}{size})"
 
     def member(self, x: object) -> bool:
         """Whether ``x`` is a member (one distributed pass)."""
@@ -274,7 +277,7 @@ class SparkColumnDomain:
             # (a part of a grouped release is never admitted: the whole frame was)
             raise NotAMemberTypeError(self, f"a member must be a SparkColumn of {self.element_domain.T.__name__}")
         refusal = first_refusal(x.frame, [(_requirement("the column", self.element_domain),
-                                           non_member(x.expr, self.element_domain))], None)
+                                           non_member(x.expr, self.element_domain))], self.size)
         if refusal is not None:
             raise NotAMemberValueError(self, refusal)
         return x

@@ -196,7 +196,11 @@ def _assemble(rows: Any, k: int, n: int, first: int, last: int, got: list[Any]) 
 
 def _tail(rows: Any, k: int, end: float, count: int, ties: int, below: bool) -> Callable[[], np.ndarray]:
     """The tail of key k on demand, sorted: the records below (above) the window's end
-    ``end``, with the ``ties`` records equal to it on the window's side.  One pass."""
+    ``end``, with the ``ties`` records equal to it on the window's side.  One pass, unless
+    every record of the tail ties with the end (then the tail is known already)."""
+    if ties == count:
+        return lambda: np.full(count, end, dtype=np.float64)
+
     def fetch() -> np.ndarray:
         F = ps.functions()
         x = F.col(VAL)

@@ -58,7 +58,7 @@ def make_spark_select_column(input_domain: SparkFrameDomain, input_metric: Metri
     Contract:
         * Input domain: a :class:`~opendp_duff.spark.domain.SparkFrameDomain` declaring ``key``.
         * Input metric: ``symmetric_distance()`` (rows added or removed).
-        * Output domain: ``SparkColumnDomain(columns[key])``; its members are
+        * Output domain: ``SparkColumnDomain(columns[key], size)``; its members are
           :class:`~opendp_duff.spark.domain.SparkColumn` values (the frame and the column
           expression: a float column read as double, with -0.0 read as +0.0).
         * Output metric: ``symmetric_distance()``.
@@ -72,6 +72,8 @@ def make_spark_select_column(input_domain: SparkFrameDomain, input_metric: Metri
         ``map(d_in) = d_in``: the column has one element per row.
 
     Proof: ``proofs/spark/transformations/make_spark_select_column.tex``.
+
+    References: none needed (one element per row; see the proof).
 
     Example:
         >>> import opendp_duff as dp
@@ -88,7 +90,7 @@ def make_spark_select_column(input_domain: SparkFrameDomain, input_metric: Metri
     def function(frame: Any) -> SparkColumn:
         return SparkColumn(frame, elem.T, (("column", key, elem.T),))
 
-    return Transformation(input_domain, SparkColumnDomain(elem), input_metric, input_metric,
+    return Transformation(input_domain, SparkColumnDomain(elem, input_domain.size), input_metric, input_metric,
                           function, lambda d_in: d_in)
     # [end:make_spark_select_column]
 
@@ -103,7 +105,7 @@ def make_spark_clamp(input_domain: SparkColumnDomain, input_metric: Metric, boun
     Contract:
         * Input domain: ``SparkColumnDomain(atom_domain(T))``, T float or int, without NaN.
         * Input metric: ``symmetric_distance()``.
-        * Output domain: ``SparkColumnDomain(atom_domain(T, bounds=(lo, hi)))``.
+        * Output domain: ``SparkColumnDomain(atom_domain(T, bounds=(lo, hi)), size)`` (the size kept).
         * Output metric: ``symmetric_distance()``.
 
     Args:
@@ -115,6 +117,8 @@ def make_spark_clamp(input_domain: SparkColumnDomain, input_metric: Metric, boun
         ``map(d_in) = d_in`` (a row-wise map).
 
     Proof: ``proofs/spark/transformations/make_spark_clamp.tex``.
+
+    References: none needed (a row-wise map; see the proof).
 
     Example:
         >>> import opendp_duff as dp
@@ -131,7 +135,7 @@ def make_spark_clamp(input_domain: SparkColumnDomain, input_metric: Metric, boun
     lo, hi = v.bounds("bounds", bounds, elem.T)
     if elem.T is float:
         lo, hi = lo + 0.0, hi + 0.0
-    out = SparkColumnDomain(AtomDomain(elem.T, (lo, hi), False))
+    out = SparkColumnDomain(AtomDomain(elem.T, (lo, hi), False), input_domain.size)
 
     def function(column: SparkColumn) -> SparkColumn:
         return column.then("clamp", lo, hi)
@@ -160,6 +164,8 @@ def make_spark_count(input_domain: SparkColumnDomain | SparkFrameDomain, input_m
         ``map(d_in) = d_in``: d_in rows added or removed move the count by at most d_in.
 
     Proof: ``proofs/spark/transformations/make_spark_count.tex``.
+
+    References: [DMNS06] (the count has sensitivity 1 under add/remove).
 
     Example:
         >>> import opendp_duff as dp
@@ -217,6 +223,8 @@ def make_spark_count_by_candidates(input_domain: SparkColumnDomain, input_metric
         ``map(d_in) = d_in`` (each added or removed element moves at most one count by one).
 
     Proof: ``proofs/spark/transformations/make_spark_count_by_candidates.tex``.
+
+    References: [OpenDP-Gumbel] §3.1 (the inf-difference distance and monotone scores).
 
     Example:
         >>> import opendp_duff as dp
