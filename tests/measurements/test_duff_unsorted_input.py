@@ -117,6 +117,12 @@ def test_sampler_inputs_and_releases_equal_sorted_path(monkeypatch, tail):
         for alpha, scale in CONFIGS:
             s, u = samplers_for(x, alpha, scale)
             same_inputs(s, u)
+            for blk in u.blocks:  # a lazy block's obligation: live levels <= its bound, inside its span
+                nu, lft, rgt = blk.members()
+                assert np.all(nu[rgt > lft] <= blk.numer_up)
+                assert np.all(lft >= blk.left_up) and np.all(rgt <= blk.right_up)
+                order = np.lexsort((rgt, lft))
+                assert np.all(rgt[order][:-1] <= lft[order][1:])  # disjoint
             for seed in range(4):
                 with seeded_rng_for_tests(seed):
                     a = s.sample()
