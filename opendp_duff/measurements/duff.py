@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,18 @@ __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_d
            "duff_quantile_sample"]
 
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
+
+
+class _Block(NamedTuple):
+    """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
+    the window (None if none has positive width) and their ends on demand."""
+
+    g0: int
+    g1: int
+    span_lo: float
+    span_hi: float
+    live: int | None
+    ends: Callable[[], np.ndarray]
 
 
 # [proof:quantile_window_size]
@@ -106,18 +118,16 @@ class _QuantileSampler:
         e = np.concatenate([[lo] if j0 == 0 else [], vals, [hi] if j1 == n + 1 else []])
         left, right = e[:-1], e[1:]                           # e_j0..e_j1: the ends of the items
         levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q).astype(np.float64)
-        tails: list[tuple[int, int, float, float, int | None, Callable[[], np.ndarray]]] = []
+        tails: list[_Block] = []
         if win is not None and j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]; records 1..j0-1 < e_j0 unless tied
             v = float(vals[0])
             t = int(lo < v) + j0 - 1 - win.left.ties         # #{0 <= i <= n : e_i < e_j0}
-            tails.append((0, j0, lo, v, t - 1 if t >= 1 else None,
-                          _ends(lo, win.left.values, v)))
+            tails.append(_Block(0, j0, lo, v, t - 1 if t >= 1 else None, _ends(lo, win.left.values, v)))
         if win is not None and j1 <= n:  # gaps j1..n span [e_j1, hi]; e_s = e_j1 for s = j1..j1+ties
             v = float(vals[-1])
             s = j1 + win.right.ties
-            tails.append((j1, n + 1, v, hi, s if s < n or hi > v else None,
-                          _ends(v, win.right.values, hi)))
-        live_levels = [self._level(j) for *_, j, _ in tails if j is not None]
+            tails.append(_Block(j1, n + 1, v, hi, s if s < n or hi > v else None, _ends(v, win.right.values, hi)))
+        live_levels = [self._level(b.live) for b in tails if b.live is not None]
         window_live = levels[right > left]
         tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
@@ -129,13 +139,13 @@ class _QuantileSampler:
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.blocks: list[LazyGroup] = []
         self._block_ids: list[int] = []
-        for b, (_, _, s_lo, s_hi, j, _) in enumerate(tails):
-            if j is None:  # no live gap: the block has no mass
+        for b, block in enumerate(tails):
+            if block.live is None:  # no live gap: the block has no mass
                 continue
-            up = float(self._numer(np.array([self._level(j)]))[0][0])
+            up = float(self._numer(np.array([self._level(block.live)]))[0][0])
             if up == -np.inf:  # scale 0 and below the top level: no mass
                 continue
-            self.blocks.append(LazyGroup(up, s_lo, s_hi, self._members_fn(b)))
+            self.blocks.append(LazyGroup(up, block.span_lo, block.span_hi, self._members_fn(b)))
             self._block_ids.append(b)
         # [end:quantile_race_inputs]
 
@@ -154,9 +164,9 @@ class _QuantileSampler:
     def _members(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(numer, left, right) of every gap of block b (built once, then cached)."""
         if b not in self._cache:
-            a0, a1, *_, ends = self._tails[b]
-            e = ends()                                     # e_a0..e_a1
-            levels = quantile_gap_levels(np.arange(a0, a1), self.n, self.P, self.Q)
+            block = self._tails[b]
+            e = block.ends()                               # e_g0..e_g1
+            levels = quantile_gap_levels(np.arange(block.g0, block.g1), self.n, self.P, self.Q)
             self._cache[b] = (self._numer(levels.astype(np.float64))[0], e[:-1], e[1:])
         return self._cache[b]
 
