@@ -15,7 +15,7 @@ import numpy as np
 
 import opendp_duff as dp
 from opendp_duff import distributions as D
-from opendp_duff import smooth_sensitivity as ss
+from opendp_duff.smooth import sensitivity as ss
 from opendp_duff.exact_sum import exact_mean
 from opendp_duff.samplers import exact_noise as X
 from opendp_duff.samplers.exact_noise import exact_rounded_release
@@ -37,7 +37,7 @@ def float_trimmed_mean(x, law):
     """The float path of a smooth 10%-trimmed-mean release."""
     n = x.size
     return (float(np.mean(x[n // 10:n - n // 10]))
-            + ss.smooth_sensitivity_trimmed_mean(x, n // 10, 0.05, BOUNDS) / 0.2 * law.sample())
+            + ss.smooth_sensitivity_trimmed_mean(x, 0.05, BOUNDS, m=n // 10) / 0.2 * law.sample())
 
 
 def float_release(law):

@@ -12,6 +12,7 @@ and conquer costs O(window log window); t = 1e-5 makes the window all of n, the 
 fallback.  (All-equal records are cheap: tied rows and columns are merged first.)
 """
 import argparse
+import functools
 import time
 
 from _timing import best_time
@@ -49,7 +50,7 @@ def main():
         m = n // 10
         for name, fn, fargs, (p, q) in (
                 ("median", dp.smooth_sensitivity_median, (x,), ((n + 1) // 2, (n + 1) // 2)),
-                ("trimmed 10%", dp.smooth_sensitivity_trimmed_mean, (x, m), (m + 1, n - m))):
+                ("trimmed 10%", functools.partial(dp.smooth_sensitivity_trimmed_mean, m=m), (x,), (m + 1, n - m))):
             for t in (0.01, 0.1):
                 t_ss = best_time(fn, *fargs, t, bounds, repeat=repeat)
                 value = fn(*fargs, t, bounds)

@@ -1,16 +1,34 @@
-"""Transformations, measurements, partial constructors, and chaining with ``>>``."""
+"""Transformations, measurements, partial constructors, and chaining with ``>>``.
+
+A :class:`Transformation` or :class:`Measurement` is called on data: ``__call__`` first asks
+the input domain to *admit* the data, which refuses a non-member with a
+:class:`~opendp_duff.errors.NotAMember` error (quoting nothing of the data) before the
+function runs and before any randomness is drawn.  So the function is only ever invoked on
+a member, which is what every proof assumes.
+"""
+from __future__ import annotations
+
 import inspect
+from typing import Any, Callable, Protocol, Union
 
 import attrs
 
+from .errors import DomainMismatch, MakeTypeError, MetricMismatch
 from .samplers import check_entropy
-from .errors import DomainMismatch, MetricMismatch, MakeTypeError
 
-__all__ = ["Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
-           "make_chain_mt", "make_chain_pm"]
+__all__ = ["Domain", "Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
+           "make_chain_mt", "make_chain_pm", "then"]
 
 
-def _space(x):
+class Domain(Protocol):
+    """What ``__call__`` needs of an input domain (``AtomDomain`` and ``VectorDomain`` are)."""
+
+    def member(self, x: object) -> bool: ...
+
+    def admit(self, x: object) -> Any: ...
+
+
+def _space(x: object) -> tuple[Any, Any]:
     """(domain, metric) of something a partial constructor can be applied to."""
     if isinstance(x, Transformation):
         return x.output_domain, x.output_metric
@@ -21,48 +39,74 @@ def _space(x):
 
 @attrs.frozen(eq=False)
 class PartialConstructor:
-    """A constructor waiting for its input space: ``then_x(...)``.
+    """A constructor waiting for its input space: what ``then_x(...)`` returns.
 
-    ``(domain, metric) >> then_x(...)`` and ``transformation >> then_x(...)``
-    resolve it.
+    ``(domain, metric) >> then_x(...)`` and ``transformation >> then_x(...)`` resolve it;
+    calling it with ``(input_domain, input_metric)`` builds the same object.
+
+    Attributes:
+        build: ``(input_domain, input_metric) -> Transformation | Measurement``.
+        name: shown by ``repr``, e.g. ``then_clamp(bounds=(0, 1))``.
     """
 
-    build: object  # callable(input_domain, input_metric) -> Transformation | Measurement
+    build: Callable[[Any, Any], Union[Transformation, Measurement]]
     name: str = "partial"
 
-    def __call__(self, input_domain, input_metric):
+    def __call__(self, input_domain: Any, input_metric: Any) -> Transformation | Measurement:
         return self.build(input_domain, input_metric)
 
-    def __rrshift__(self, left):
+    def __rrshift__(self, left: object) -> Transformation | Measurement:
         built = self.build(*_space(left))
         return left >> built if isinstance(left, Transformation) else built
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"PartialConstructor({self.name})"
 
 
 @attrs.frozen(eq=False)
 class Transformation:
-    """A stable function: ``d_out = stability_map(d_in)`` bounds how far outputs move."""
+    """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
 
-    input_domain: object
-    output_domain: object
-    input_metric: object
-    output_metric: object
-    function: object
-    stability_map: object
+    Built by the ``make_x`` constructors of :mod:`opendp_duff.transformations`, which prove
+    that ``function`` maps members of ``input_domain`` to members of ``output_domain`` without
+    error and that ``stability_map`` bounds the output distance.
 
-    def __call__(self, data):
-        return self.function(data)
+    Attributes:
+        input_domain, output_domain: the domains (public).
+        input_metric, output_metric: the metrics (public).
+        function: the function, invoked by ``__call__`` only on admitted members.
+        stability_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
+    """
 
-    def map(self, d_in):
+    input_domain: Domain
+    output_domain: Domain
+    input_metric: Any
+    output_metric: Any
+    function: Callable[[Any], Any]
+    stability_map: Callable[[Any], Any]
+
+    # [proof:transformation_call]
+    def __call__(self, data: object) -> Any:
+        """Apply the function to ``data``, which must be a member of the input domain.
+
+        Raises:
+            NotAMemberTypeError, NotAMemberValueError: ``data`` is not a member; raised before
+                the function runs, with a message that does not quote the data.
+        """
+        member = self.input_domain.admit(data)
+        return self.function(member)
+    # [end:transformation_call]
+
+    def map(self, d_in: Any) -> Any:
+        """The stability map at ``d_in``, after the input metric has validated it."""
         return self.stability_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in, d_out):
+    def check(self, d_in: Any, d_out: Any) -> bool:
+        """Whether ``d_out >= map(d_in)``."""
         d_out = self.output_metric.validate_distance(d_out, "d_out")
-        return d_out >= self.map(d_in)
+        return bool(d_out >= self.map(d_in))
 
-    def __rshift__(self, other):
+    def __rshift__(self, other: object) -> Transformation | Measurement:
         if isinstance(other, Transformation):
             return make_chain_tt(other, self)
         if isinstance(other, Measurement):
@@ -74,68 +118,168 @@ class Transformation:
 
 @attrs.frozen(eq=False)
 class Measurement:
-    """A randomised function with a privacy map: it is ``privacy_map(d_in)``-private
-    under ``output_measure`` for inputs within ``d_in`` under ``input_metric``."""
+    """A randomised function with a privacy map: on inputs within ``d_in`` under
+    ``input_metric`` it is ``privacy_map(d_in)``-private under ``output_measure``.
 
-    input_domain: object
-    input_metric: object
-    output_measure: object
-    function: object
-    privacy_map: object
-    # Optional: data -> the exact law of the release (see opendp_duff.audit); None when unknown.
-    output_law: object = None
+    Attributes:
+        input_domain: the domain of the data (public).
+        input_metric: the metric on the data (public).
+        output_measure: the privacy measure (max divergence, zCDP, ...).
+        function: the randomised function, invoked by ``__call__`` only on admitted members.
+        privacy_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
+        output_law: optional, data -> the exact law of the release (used by the audit).
+    """
 
-    def __call__(self, data):
+    input_domain: Domain
+    input_metric: Any
+    output_measure: Any
+    function: Callable[[Any], Any]
+    privacy_map: Callable[[Any], Any]
+    output_law: Callable[[Any], Any] | None = None
+
+    # [proof:measurement_call]
+    def __call__(self, data: object) -> Any:
+        """Release ``function(data)``; ``data`` must be a member of the input domain.
+
+        Raises:
+            NotAMemberTypeError, NotAMemberValueError: ``data`` is not a member; raised before
+                any randomness is drawn, with a message that does not quote the data.
+            EntropyError: the random source failed (independently of the data).
+        """
+        member = self.input_domain.admit(data)
         check_entropy()  # a broken random source fails here, independently of the data
-        return self.function(data)
+        return self.function(member)
+    # [end:measurement_call]
 
-    def map(self, d_in):
+    def map(self, d_in: Any) -> Any:
+        """The privacy map at ``d_in``, after the input metric has validated it."""
         return self.privacy_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in, d_out):
+    def check(self, d_in: Any, d_out: Any) -> bool:
+        """Whether ``d_out`` bounds ``map(d_in)`` in the output measure's order."""
         d_out = self.output_measure.validate(d_out)
-        return self.output_measure.ge(d_out, self.map(d_in))
+        return bool(self.output_measure.ge(d_out, self.map(d_in)))
 
-    def __rshift__(self, other):
+    def __rshift__(self, other: object) -> Measurement:
         if isinstance(other, (Transformation, Measurement, PartialConstructor)) or not callable(other):
             raise MakeTypeError(
                 f"a Measurement can only be followed by a plain function (post-processing), not {other!r}")
         return make_chain_pm(other, self)
 
 
-def _fit(out_domain, out_metric, in_domain, in_metric):
+# [proof:fit]
+def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object) -> None:
     if out_domain != in_domain:
         raise DomainMismatch(out_domain, in_domain)
     if out_metric != in_metric:
         raise MetricMismatch(out_metric, in_metric)
+# [end:fit]
 
 
-def make_chain_tt(t1, t0):
-    """t1 after t0: the stability maps compose."""
+# [proof:make_chain_tt]
+def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
+    """``t1`` after ``t0`` (what ``t0 >> t1`` builds): the functions and stability maps compose.
+
+    Contract:
+        * Input domain and metric: those of ``t0``.
+        * Output domain and metric: those of ``t1``.
+        * ``t0``'s output domain and metric must equal ``t1``'s input domain and metric
+          (DomainMismatch / MetricMismatch otherwise, showing both sides).
+
+    Args:
+        t1: the transformation applied second.
+        t0: the transformation applied first.
+
+    Stability map:
+        ``map(d_in) = t1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
+
+    Proof: ``proofs/core/make_chain_tt.tex``.
+
+    References: [DR14] §2.3 (composing stable functions).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> t = dp.t.make_clamp(*space, bounds=(0.0, 1.0)) >> dp.t.then_sort()
+        >>> t.map(2)
+        2
+    """
     _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
     f0, f1, m0, m1 = t0.function, t1.function, t0.stability_map, t1.stability_map
     return Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
         lambda x: f1(f0(x)), lambda d: m1(m0(d)))
+# [end:make_chain_tt]
 
 
-def make_chain_mt(m1, t0):
-    """Measurement m1 after transformation t0: privacy_map(stability_map(d_in))."""
+# [proof:make_chain_mt]
+def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
+    """Measurement ``m1`` after transformation ``t0`` (``t0 >> m1``).
+
+    Contract:
+        * Input domain and metric: those of ``t0``.
+        * Output measure: that of ``m1``.
+        * ``t0``'s output domain and metric must equal ``m1``'s input domain and metric.
+
+    Args:
+        m1: the measurement applied to the transformed data.
+        t0: the transformation applied first.
+
+    Privacy map:
+        ``map(d_in) = m1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
+
+    Proof: ``proofs/core/make_chain_mt.tex``.
+
+    References: [DR14] §2.3 (a stable transformation followed by a private mechanism).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = dp.t.make_count(*space) >> dp.m.then_laplace(scale=2.0)
+        >>> m.map(1)
+        0.5
+    """
     _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0.function, m1.function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
     return Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
                        lambda x: f1(f0(x)), lambda d: p1(s0(d)), law)
+# [end:make_chain_mt]
 
 
-def make_chain_pm(post, m0):
-    """Post-processing: the privacy map is unchanged."""
+# [proof:make_chain_pm]
+def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
+    """Post-processing (``m0 >> post``): the privacy map is unchanged.
+
+    Contract:
+        * Input domain, metric and output measure: those of ``m0``.
+        * ``post`` is a plain function of the release; it must not read the data by other means.
+
+    Args:
+        post: the function applied to the release.
+        m0: the measurement.
+
+    Privacy map:
+        ``map(d_in) = m0.map(d_in)`` (post-processing cannot increase the privacy loss).
+
+    Proof: ``proofs/core/make_chain_pm.tex``.
+
+    References: [DR14] Proposition 2.1 (post-processing).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = dp.t.make_count(*space) >> dp.m.then_laplace(scale=2.0) >> round
+        >>> m.map(1)
+        0.5
+    """
     f0 = m0.function
     return Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
                        lambda x: post(f0(x)), m0.privacy_map)
+# [end:make_chain_pm]
 
 
-def then(make):
+def then(make: Callable[..., Any]) -> Callable[..., PartialConstructor]:
     """Build ``then_x`` from ``make_x``: the same constructor, waiting for its input space.
 
     ``then_x`` has the signature of ``make_x`` without ``input_domain`` and ``input_metric``;
@@ -147,14 +291,14 @@ def then(make):
     then_signature = signature.replace(parameters=rest, return_annotation="PartialConstructor")
     name = make.__name__.replace("make_", "then_", 1)
 
-    def then_x(*args, **kwargs):
+    def then_x(*args: Any, **kwargs: Any) -> PartialConstructor:
         bound = then_signature.bind(*args, **kwargs)
         shown = ", ".join(f"{k}={v!r}" for k, v in bound.arguments.items())
         return PartialConstructor(lambda d, m: make(d, m, *bound.args, **bound.kwargs), f"{name}({shown})")
 
     then_x.__name__ = then_x.__qualname__ = name
     then_x.__module__ = make.__module__
-    then_x.__signature__ = then_signature
+    then_x.__signature__ = then_signature  # type: ignore[attr-defined]
     then_x.__doc__ = (f"Partial form of :func:`{make.__name__}`: "
                       f"``(input_domain, input_metric) >> {name}(...)``.\n\n"
                       + inspect.cleandoc(make.__doc__ or ""))

@@ -1,34 +1,46 @@
-"""Domains: the sets of values a function accepts or returns."""
-import math
-import numbers
+"""Domains: the sets of values a function accepts or returns.
+
+A domain answers two questions about a value: ``member(x)`` (a bool; never raises) and
+``admit(x)`` (the member in canonical form, or a :class:`~opendp_duff.errors.NotAMember`
+error that describes the domain and the failed requirement but never the data).
+``Transformation.__call__`` and ``Measurement.__call__`` call ``admit`` before anything else.
+"""
+from __future__ import annotations
+
+from typing import Any
 
 import attrs
 import numpy as np
 
 from . import _validate as v
+from ._constants import EXACT_INT_BOUND
+from ._membership import check_atom, check_vector
 from .errors import MakeError, MakeTypeError
 
 __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
-
-
-INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 @attrs.frozen(repr=False)
 class AtomDomain:
     """Single values of type ``T`` (float or int), optionally within closed ``bounds``.
 
-    Integers are 64-bit: T=int holds the integers in [-2^63, 2^63 - 1].
+    Build it with :func:`atom_domain`, which validates the fields.
 
-    A float domain without bounds holds every float except NaN (unless
-    ``nan=True``); infinities are members.
+    Members:
+        * ``T=float``: Python floats, numpy float16/32/64, and integers k (Python or numpy)
+          with |k| <= 2^53, which are exactly float64 values.  Infinities are members when the
+          domain is unbounded; NaN only with ``nan=True``.  Refused: bool, None, strings,
+          numpy longdouble (extended precision is not float64), integers beyond 2^53.
+        * ``T=int``: Python or numpy integers within int64, [-2^63, 2^63 - 1].  Refused: floats
+          (1.5 and also 1.0), bool, None, strings.
+        * With ``bounds=(lo, hi)``: only values with lo <= x <= hi.
     """
 
     T: type
-    bounds: tuple | None = None
+    bounds: tuple[Any, Any] | None = None
     nan: bool = False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [f"T={self.T.__name__}"]
         if self.bounds is not None:
             parts.append(f"bounds={self.bounds!r}")
@@ -37,44 +49,49 @@ class AtomDomain:
         return f"AtomDomain({', '.join(parts)})"
 
     @property
-    def is_bounded(self):
+    def is_bounded(self) -> bool:
+        """Whether the domain has bounds."""
         return self.bounds is not None
 
-    def member(self, x):
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-            return False
-        if self.T is int:
-            if not isinstance(x, numbers.Integral) or not INT64_MIN <= x <= INT64_MAX:
-                return False
-        elif math.isnan(x):
-            return self.nan
-        if self.bounds is not None:
-            return self.bounds[0] <= x <= self.bounds[1]
-        return True
+    def member(self, x: object) -> bool:
+        """Whether ``x`` is a member (see the class docstring).  Never raises."""
+        return check_atom(self, x)[1] is None
 
-    def members(self, arr):
-        """Vectorised :meth:`member` on a numpy array (used by vector domains)."""
-        if self.T is int:
-            if arr.dtype.kind not in "iu":
-                return False
-            if arr.dtype.kind == "u" and arr.size and arr.max() > INT64_MAX:
-                return False
-        elif arr.dtype.kind not in "fiu":
-            return False
-        if self.T is float and not self.nan and arr.dtype.kind == "f" and np.isnan(arr).any():
-            return False
-        if self.bounds is not None and arr.size:
-            lo, hi = self.bounds
-            return bool(np.all(arr >= lo) and np.all(arr <= hi))
-        return True
+    def admit(self, x: object) -> float | int:
+        """``x`` as a Python float (``T=float``) or int (``T=int``), exactly, if it is a member.
+
+        Raises:
+            NotAMemberTypeError: ``x`` is the wrong kind of value.
+            NotAMemberValueError: ``x`` is NaN, out of range or outside the bounds.
+        """
+        value, refusal = check_atom(self, x)
+        if refusal is not None:
+            raise refusal.exception(self)
+        return value
 
 
-def atom_domain(T=float, bounds=None, nan=False):
+def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = None,
+                nan: bool = False) -> AtomDomain:
     """The domain of single values of type ``T``.
 
-    >>> import opendp_duff as dp
-    >>> dp.atom_domain(T=float, bounds=(0.0, 1.0)).member(0.5)
-    True
+    Args:
+        T: ``float`` or ``int``.
+        bounds: ``(lo, hi)``, finite numbers of type T with lo <= hi, or None (unbounded).
+        nan: whether NaN is a member (``T=float`` and no bounds only).
+
+    Returns:
+        An :class:`AtomDomain`; see its docstring for the members.
+
+    Raises:
+        MakeTypeError: T is not float or int; bounds is not a pair of numbers; nan is not a bool.
+        MakeError: bounds are NaN, infinite or lo > hi; nan=True with T=int or with bounds.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.atom_domain(T=float, bounds=(0.0, 1.0)).member(0.5)
+        True
+        >>> dp.atom_domain(T=float).member("0.5"), dp.atom_domain(T=int).member(1.0)
+        (False, False)
     """
     if T not in (float, int):
         raise MakeTypeError(f"T ({T!r}) must be float or int")
@@ -91,17 +108,23 @@ def atom_domain(T=float, bounds=None, nan=False):
 
 @attrs.frozen(repr=False)
 class VectorDomain:
-    """Vectors whose elements lie in ``element_domain``.
+    """Vectors (datasets) whose elements are members of ``element_domain``.
 
-    ``size`` is a public, known length (or None).  ``sorted=True`` means the
-    vector is in non-decreasing order; it is the output domain of ``make_sort``.
+    Build it with :func:`vector_domain`, which validates the fields.
+
+    Members: a list, a tuple, a 1-d numpy array or a 1-d array-like with ``__array__`` (a
+    pandas Series), each element a member of ``element_domain``; object arrays are checked
+    element by element.  Refused: scalars, 0-d and 2-d arrays, strings and bytes, dicts, sets,
+    generators, masked arrays.  A member has at most 2^53 records.  ``size`` is a public, known
+    length (or None: any length, including 0).  ``sorted=True`` means non-decreasing order; it is the output domain of
+    ``make_sort``.
     """
 
     element_domain: AtomDomain
     size: int | None = None
     sorted: bool = False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [repr(self.element_domain)]
         if self.size is not None:
             parts.append(f"size={self.size}")
@@ -109,42 +132,58 @@ class VectorDomain:
             parts.append("sorted=True")
         return f"VectorDomain({', '.join(parts)})"
 
-    def member(self, x):
-        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
-            return False
-        try:
-            arr = np.asarray(x)
-        except (ValueError, TypeError):
-            return False
-        if arr.ndim != 1:
-            return False
-        if arr.size == 0:  # no element to check, whatever dtype numpy guessed for []
-            return self.size is None or self.size == 0
-        if arr.dtype.kind == "O" and not all(self.element_domain.member(e) for e in x):
-            return False
-        if arr.dtype.kind != "O" and not self.element_domain.members(arr):
-            return False
-        if self.size is not None and arr.size != self.size:
-            return False
-        if self.sorted and arr.size > 1 and not np.all(arr[1:] >= arr[:-1]):
-            return False
-        return True
+    def member(self, x: object) -> bool:
+        """Whether ``x`` is a member (see the class docstring).  Never raises."""
+        return check_vector(self, x)[1] is None
 
-    def with_(self, **changes):
+    def admit(self, x: object) -> np.ndarray:
+        """``x`` as a 1-d float64 (``T=float``) or int64 array, equal to it element by element,
+        if it is a member.  The array may be ``x`` itself (a float64 or int64 array is not
+        copied): callers must not modify it.
+
+        Raises:
+            NotAMemberTypeError: ``x`` (or an element) is the wrong kind of thing.
+            NotAMemberValueError: an element is NaN, out of range or outside the bounds, the
+                length differs from ``size``, or the data is not sorted.
+        """
+        arr, refusal = check_vector(self, x)
+        if refusal is not None:
+            raise refusal.exception(self)
+        assert arr is not None
+        return arr
+
+    def with_(self, **changes: Any) -> VectorDomain:
+        """A copy with some fields changed (used by constructors to describe their output)."""
         return attrs.evolve(self, **changes)
 
 
-def vector_domain(element_domain, size=None, sorted=False):
+def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: bool = False) -> VectorDomain:
     """The domain of vectors of ``element_domain`` values.
 
-    >>> import opendp_duff as dp
-    >>> dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), sorted=True)
-    >>> dom.member([0.1, 0.5]), dom.member([0.5, 0.1])
-    (True, False)
+    Args:
+        element_domain: an :class:`AtomDomain`.
+        size: the public number of records, an integer in [0, 2^53], or None (unknown).
+        sorted: whether members are in non-decreasing order.
+
+    Returns:
+        A :class:`VectorDomain`; see its docstring for the members.
+
+    Raises:
+        MakeTypeError: element_domain is not an AtomDomain; size is not an integer; sorted is
+            not a bool.
+        MakeError: size is negative or above 2^53.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dom = dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), sorted=True)
+        >>> dom.member([0.1, 0.5]), dom.member([0.5, 0.1]), dom.member(0.5)
+        (True, False, False)
     """
     v.instance("element_domain", element_domain, AtomDomain, "an AtomDomain")
     if size is not None:
         size = v.number("size", size, integer=True, nonneg=True)
+        if size > EXACT_INT_BOUND:
+            raise MakeError(f"size ({size!r}) must be at most 2^53: no dataset has more records")
     if not isinstance(sorted, (bool, np.bool_)):
         raise MakeTypeError(f"sorted ({sorted!r}) must be a bool")
     return VectorDomain(element_domain, size, bool(sorted))

@@ -1,10 +1,26 @@
 """The exceptions opendp_duff raises.
 
-Every error is raised while a constructor or a map validates its *public*
-parameters; none is raised by a released function on a member of its input
-domain.  They subclass TypeError or ValueError so that callers that only know
-the standard hierarchy still catch them.
+Two families, for two moments:
+
+* Building: a constructor or a map refuses a *public* parameter (:class:`MakeError`,
+  :class:`MakeTypeError`, :class:`MapError`) or two pieces that do not fit together
+  (:class:`ChainError` and its subclasses).  These messages name the parameter and show its
+  value, which is public.
+* Running: ``Transformation.__call__`` and ``Measurement.__call__`` refuse data that is not a
+  member of the input domain (:class:`NotAMemberTypeError`, :class:`NotAMemberValueError`,
+  both :class:`NotAMember`), before the function runs and before any randomness is drawn.
+  These messages describe the domain and the requirement that failed, never the data: no
+  value, no length, no repr of the input, and no chained exception that holds any of them.
+
+A released function never raises on a member of its input domain.  Every class subclasses
+TypeError (the wrong kind of thing) or ValueError (a bad value), so that callers that only
+know the standard hierarchy still catch them.
 """
+from __future__ import annotations
+
+__all__ = ["MakeError", "MakeTypeError", "MapError", "ChainError", "DomainMismatch",
+           "MetricMismatch", "MeasureMismatch", "NotAMember", "NotAMemberTypeError",
+           "NotAMemberValueError"]
 
 
 class MakeError(ValueError):
@@ -20,24 +36,60 @@ class MapError(ValueError):
 
 
 class ChainError(ValueError):
-    """Two pieces of a chain do not fit together.  Holds both sides."""
+    """Two pieces of a chain do not fit together.
 
-    def __init__(self, what, left, right, hint=""):
+    Args:
+        what: ``"domain"``, ``"metric"`` or ``"measure"``.
+        left: the output side (public: a domain, metric or measure).
+        right: the input side it was chained to.
+        hint: an optional sentence saying how to fix it.
+    """
+
+    def __init__(self, what: str, left: object, right: object, hint: str = "") -> None:
         self.left, self.right = left, right
         msg = f"chain does not fit: output {what} {left!r} != input {what} {right!r}"
         super().__init__(msg + (f" ({hint})" if hint else ""))
 
 
 class DomainMismatch(ChainError):
-    def __init__(self, left, right, hint=""):
+    """The output domain of one piece is not the input domain of the next."""
+
+    def __init__(self, left: object, right: object, hint: str = "") -> None:
         super().__init__("domain", left, right, hint)
 
 
 class MetricMismatch(ChainError):
-    def __init__(self, left, right, hint=""):
+    """The output metric of one piece is not the input metric of the next."""
+
+    def __init__(self, left: object, right: object, hint: str = "") -> None:
         super().__init__("metric", left, right, hint)
 
 
 class MeasureMismatch(ChainError):
-    def __init__(self, left, right, hint=""):
+    """Measurements that must share a privacy measure do not."""
+
+    def __init__(self, left: object, right: object, hint: str = "") -> None:
         super().__init__("measure", left, right, hint)
+
+
+class NotAMember(Exception):
+    """Data given to a transformation or measurement is not a member of its input domain.
+
+    The message names the domain (public) and the requirement that failed; it never quotes
+    the data.  Catch this class to catch both subclasses.
+    """
+
+    def __init__(self, domain: object, requirement: str) -> None:
+        self.domain = domain
+        self.requirement = requirement
+        super().__init__(f"the data is not a member of the input domain {domain!r}: {requirement}")
+
+
+class NotAMemberTypeError(NotAMember, TypeError):
+    """The data, or one of its elements, is the wrong kind of thing (a string, None, a 2-d
+    array, a bool, a float in an integer domain, ...)."""
+
+
+class NotAMemberValueError(NotAMember, ValueError):
+    """The data has the right kind but a value the domain excludes (NaN, a value outside the
+    bounds, an integer too large to be exact, the wrong number of records, unsorted)."""

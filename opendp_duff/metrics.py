@@ -1,4 +1,14 @@
-"""Metrics: how far apart two inputs are, and so which inputs are neighbours."""
+"""Metrics: how far apart two inputs are, and so which inputs are neighbours.
+
+A metric is a value object (frozen, compared by its fields); a constructor checks that its
+input metric is the one it was proven for, and ``map(d_in)`` first asks the metric to
+validate ``d_in``.  Dataset metrics (:class:`SymmetricDistance`, :class:`ChangeOneDistance`)
+compare datasets as multisets and have integer distances; the others have float distances.
+"""
+from __future__ import annotations
+
+from typing import Any
+
 import attrs
 
 from . import _validate as v
@@ -14,10 +24,18 @@ __all__ = [
 
 
 class Metric:
-    distance_type = float  # int for dataset metrics
+    """The base of every metric: the type of its distances and their validation."""
 
-    def validate_distance(self, d_in, name="d_in"):
-        """Check a distance given to a map: a non-negative, non-NaN number."""
+    distance_type: type = float  # int for dataset metrics
+
+    def validate_distance(self, d_in: Any, name: str = "d_in") -> Any:
+        """Check a distance given to a map: a non-negative, non-NaN number of the metric's
+        distance type (an integer for dataset metrics; +inf is allowed for float distances).
+
+        Raises:
+            MapError: the distance is not a number, is negative or NaN, or is not an integer
+                for a dataset metric.
+        """
         try:
             return v.number(name, d_in, integer=self.distance_type is int, nonneg=True,
                             allow_inf=self.distance_type is float)
@@ -27,7 +45,9 @@ class Metric:
 
 @attrs.frozen
 class SymmetricDistance(Metric):
-    """|multiset symmetric difference|: the number of records added or removed (Duff, Definition 6)."""
+    """|x triangle x'|, the size of the multiset symmetric difference: the number of records
+    added or removed ([GM-Duff] Definition 1).  Neighbours (distance 1) differ by one record
+    added or removed."""
 
     distance_type = int
 
@@ -35,29 +55,31 @@ class SymmetricDistance(Metric):
 @attrs.frozen
 class ChangeOneDistance(Metric):
     """The number of records substituted, between datasets of the same public size n
-    (Bun & Steinke), comparing datasets as multisets: the fewest substitutions that turn
-    one multiset into the other.  Datasets of different sizes are at infinite distance."""
+    ([BS19] §2), comparing datasets as multisets: the fewest substitutions that turn
+    one multiset into the other, |x minus x'|.  Datasets of different sizes are at infinite
+    distance.  Neighbours (distance 1) differ by one record replaced by another."""
 
     distance_type = int
 
 
 @attrs.frozen
 class AbsoluteDistance(Metric):
-    """|x - x'| between single numbers of type T."""
+    """|x - x'| between single numbers of type T (0 when x = x', also for equal infinities)."""
 
     T: type = float
 
 
 @attrs.frozen
 class L1Distance(Metric):
-    """sum_i |x_i - x'_i| between vectors of the same length."""
+    """sum_i |x_i - x'_i| between vectors of the same length (infinite between lengths that differ)."""
 
     T: type = float
 
 
 @attrs.frozen
 class L2Distance(Metric):
-    """sqrt(sum_i (x_i - x'_i)^2) between vectors of the same length."""
+    """sqrt(sum_i (x_i - x'_i)^2) between vectors of the same length (infinite between lengths
+    that differ)."""
 
     T: type = float
 
@@ -97,37 +119,84 @@ class LInfDistance(Metric):
     monotonic: bool = False
 
 
-def symmetric_distance():
+def symmetric_distance() -> SymmetricDistance:
+    """The add/remove distance between datasets: d(x, x') = |x triangle x'| (multisets).
+
+    Neighbours at distance d differ by d records added or removed ([GM-Duff] Definition 1).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.symmetric_distance()
+        SymmetricDistance()
+    """
     return SymmetricDistance()
 
 
-def change_one_distance():
+def change_one_distance() -> ChangeOneDistance:
+    """The substitution distance between datasets of one public size n: the fewest records
+    replaced to turn one multiset into the other, |x minus x'| ([BS19] §2).
+
+    Neighbours at distance d differ by d substitutions; datasets of different sizes are never
+    neighbours.  Use it with a vector domain of known ``size``.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.change_one_distance()
+        ChangeOneDistance()
+    """
     return ChangeOneDistance()
 
 
-def _T(T):
+def _T(T: type) -> type:
     if T not in (float, int):
         raise v.MakeTypeError(f"T ({T!r}) must be float or int")
     return T
 
 
-def absolute_distance(T=float):
+def absolute_distance(T: type = float) -> AbsoluteDistance:
+    """The distance |x - x'| between single numbers of type T (float or int).
+
+    Neighbours within d_in: |x - x'| <= d_in; a statistic of sensitivity Delta maps datasets
+    within d to numbers within Delta d.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.absolute_distance(T=float)
+        AbsoluteDistance(T=<class 'float'>)
+    """
     return AbsoluteDistance(_T(T))
 
 
-def l1_distance(T=float):
+def l1_distance(T: type = float) -> L1Distance:
+    """The distance sum_i |x_i - x'_i| between vectors of one length, elements of type T.
+
+    Neighbours within d_in: ||x - x'||_1 <= d_in (the metric of the vector Laplace mechanism).
+    """
     return L1Distance(_T(T))
 
 
-def l2_distance(T=float):
+def l2_distance(T: type = float) -> L2Distance:
+    """The distance sqrt(sum_i (x_i - x'_i)^2) between vectors of one length, elements of type T.
+
+    Neighbours within d_in: ||x - x'||_2 <= d_in (the metric of the vector Gaussian mechanism).
+    """
     return L2Distance(_T(T))
 
 
-def inf_difference_distance():
+def inf_difference_distance() -> InfDifferenceDistance:
+    """The distance between score vectors of :class:`InfDifferenceDistance` (see its docstring):
+    neighbours within d_in have max_i (s_i - s'_i) - min_i (s_i - s'_i) <= d_in."""
     return InfDifferenceDistance()
 
 
-def linf_distance(monotonic=False):
+def linf_distance(monotonic: bool = False) -> LInfDistance:
+    """The distance between score vectors of :class:`LInfDistance` (see its docstring):
+    neighbours within d_in have max_i |s_i - s'_i| <= d_in, with all differences of one sign
+    when ``monotonic=True``.
+
+    Raises:
+        MakeTypeError: ``monotonic`` is not a bool.
+    """
     if not isinstance(monotonic, bool):
         raise v.MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
     return LInfDistance(monotonic)

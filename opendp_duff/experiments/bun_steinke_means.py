@@ -40,8 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import MakeError
-from ..measurements.smooth_sensitivity import choose_smoothing, smooth_parameters, smooth_variance_lower_bound
-from ..smooth_sensitivity import smooth_sensitivity_trimmed_mean
+from ..smooth.parameters import choose_smoothing, smooth_parameters, smooth_variance_lower_bound
+from ..smooth.sensitivity import smooth_sensitivity_trimmed_mean
 from . import _figures as F
 from ._batch import noise_law
 from ._common import Progress, fmt, table
@@ -101,7 +101,7 @@ def trim_excess(n: int, ms: Sequence[int], count: int, rng: np.random.Generator,
 
 def mean_square_smooth_sensitivity(data: Sequence[np.ndarray], m: int, t: float) -> float:
     """E[S^t(x)^2] of the m-trimmed mean over the sorted datasets ``data`` (bounds ``BOUNDS``)."""
-    return float(np.mean([smooth_sensitivity_trimmed_mean(x, m, float(t), BOUNDS) ** 2 for x in data]))
+    return float(np.mean([smooth_sensitivity_trimmed_mean(x, float(t), BOUNDS, m=m) ** 2 for x in data]))
 
 
 def noise_params(noise: str, n: int, eps: float, t: float) -> dict[str, Any]:

@@ -4,9 +4,7 @@ from .laplace import (make_laplace, then_laplace)
 from .duff import (make_duff_median, then_duff_median, make_duff_quantile, then_duff_quantile)
 from .duff_mean import (make_duff_mean, then_duff_mean)
 from .smooth_sensitivity import (make_smooth_median, then_smooth_median, make_smooth_trimmed_mean,
-    then_smooth_trimmed_mean, make_smooth_median_baseline, then_smooth_median_baseline,
-    smooth_parameters, choose_smoothing, smooth_variance_lower_bound, smooth_release_sample,
-    smooth_median_baseline_parameters)
+    then_smooth_trimmed_mean)
 from .noisy_max import (make_report_noisy_max_gumbel, then_report_noisy_max_gumbel)
 from .duff_mode import (make_duff_mode, then_duff_mode)
 
@@ -15,8 +13,6 @@ __all__ = [
     "then_duff_median", "make_duff_quantile", "then_duff_quantile",
     "make_duff_mean", "then_duff_mean", "make_smooth_median",
     "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean",
-    "make_smooth_median_baseline", "then_smooth_median_baseline", "smooth_parameters",
-    "choose_smoothing", "smooth_variance_lower_bound", "smooth_release_sample",
-    "smooth_median_baseline_parameters", "make_report_noisy_max_gumbel",
+    "make_report_noisy_max_gumbel",
     "then_report_noisy_max_gumbel", "make_duff_mode", "then_duff_mode",
 ]

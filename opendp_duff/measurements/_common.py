@@ -1,17 +1,22 @@
 """Checks shared by the noise-adding measurements."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
 import numpy as np
 
 from .. import _validate as v
-from ..samplers.exact_noise import exact_rounded_release
+from .._constants import MAX
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
+from ..samplers.exact_noise import exact_rounded_release
 
-MAX = np.finfo(np.float64).max
 
-
-def float_space(input_domain, input_metric, atom_metric, vector_metric):
+# [proof:float_space]
+def float_space(input_domain: AtomDomain | VectorDomain, input_metric: Any,
+                atom_metric: Callable[[type], Any], vector_metric: Callable[[type], Any]) -> bool:
     """Accept an atom domain with ``atom_metric(T)`` or a vector one with ``vector_metric(T)``,
-    for T float or int; the release is always float."""
+    for T float, or T int bounded within [-2^53, 2^53]; no NaN.  Returns whether it is a vector."""
     if isinstance(input_domain, AtomDomain):
         elem, metric = input_domain, atom_metric
     elif isinstance(input_domain, VectorDomain):
@@ -20,14 +25,13 @@ def float_space(input_domain, input_metric, atom_metric, vector_metric):
         raise v.MakeTypeError(f"input_domain ({input_domain!r}) must be an AtomDomain or VectorDomain")
     if elem.nan:
         raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")
-    if elem.T is int and (elem.bounds is None or max(map(abs, elem.bounds)) > 2 ** 53):
-        # beyond 2^53 the conversion to float can stretch distances, which the map ignores
-        raise MakeError(f"input_domain ({input_domain!r}): integer inputs must be bounded "
-                        "within [-2^53, 2^53] so that they convert to floats exactly")
+    # beyond 2^53 the conversion to float can stretch distances, which the map ignores
+    v.exact_int_bounds("input_domain", input_domain, elem.T, elem.bounds)
     expected = metric(elem.T)
     if input_metric != expected:
         raise MakeError(f"input_metric ({input_metric!r}) must be {expected!r} for {input_domain!r}")
     return isinstance(input_domain, VectorDomain)
+# [end:float_space]
 
 
 # [proof:exact_release]
@@ -47,5 +51,5 @@ def exact_release(x, scale, noise, is_vector, float_noise):
 # [end:exact_release]
 
 
-def noise_size(x, is_vector):
+def noise_size(x: Any, is_vector: bool) -> tuple[int, ...] | None:
     return np.asarray(x).reshape(-1).shape if is_vector else None

@@ -1,4 +1,6 @@
 """make_gaussian: the Gaussian mechanism (global sensitivity) under zCDP."""
+from __future__ import annotations
+
 import numpy as np
 
 from .. import _validate as v
@@ -6,32 +8,61 @@ from .. import arithmetic as ar
 from ..laws import location_scale_law
 from ..core import Measurement, then
 from ..distributions import Gaussian
+from ..domains import AtomDomain, VectorDomain
 from ..measures import ZeroConcentratedDivergence
-from ..metrics import AbsoluteDistance, L2Distance
+from ..metrics import AbsoluteDistance, L2Distance, Metric
 from ..samplers import standard_normal
 from ..samplers.exact_noise import GAUSSIAN
 from ._common import exact_release, float_space
 
 
-def make_gaussian(input_domain, input_metric, scale):
-    """Add N(0, scale^2) noise to a float or a vector.
+def make_gaussian(input_domain: AtomDomain | VectorDomain, input_metric: Metric,
+                  scale: float) -> Measurement:
+    """Add Gaussian noise to a number or to each coordinate of a vector.
 
-    Privacy (``zero_concentrated_divergence``): inputs within d_in under the
-    absolute (or L2) distance give ``map(d_in) = (d_in / scale)^2 / 2``,
-    rounded up; ``map(0) = 0``, scale 0 gives inf, scale inf gives 0.
-    Bun & Steinke (2016), Proposition 1.6; file 004 §2.
+    Releases each coordinate as the nearest float to the exact real ``x_i + scale * Z_i``,
+    with ``Z_i`` i.i.d. standard normal.
 
-    Floating point: each coordinate is released as the nearest float to the exact
-    real x + scale Z (Z drawn exactly from lazily refined random bits), so the set of
-    possible releases does not depend on x.  Never NaN; saturates at +-MAX.
+    Contract:
+        * Input domain: ``atom_domain(T)`` or ``vector_domain(atom_domain(T))``, with T float,
+          or T int bounded within [-2^53, 2^53] (so that converting to float is exact); no NaN.
+        * Input metric: ``absolute_distance(T)`` for an atom, ``l2_distance(T)`` for a vector.
+        * Output measure: ``zero_concentrated_divergence()`` (rho-zCDP).
 
-    >>> import opendp_duff as dp
-    >>> m = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
-    >>> m.map(1.0)
-    0.125
+    Args:
+        input_domain: the domain of the input (see the contract).
+        input_metric: the metric on the input (see the contract).
+        scale: the standard deviation of the noise, a number >= 0 or ``inf``.
+
+    Privacy map:
+        ``map(d_in) = (d_in / scale)^2 / 2``, rounded up; ``map(0) = 0``; scale 0 gives
+        ``inf``; scale ``inf`` gives 0 (the release is +-MAX with a random sign and does not
+        read x).
+
+    Floating point: the release is the exact real sum rounded once to the nearest float, so
+    the set of possible releases does not depend on x [Mir12]; never NaN; saturates at +-MAX.
+
+    Proof: ``proofs/measurements/gaussian/make_gaussian.tex``.
+
+    References: [BS16] Proposition 1.6 (the Gaussian mechanism is zCDP); [Mir12] (why the
+    rounding must be exact).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> m = dp.m.make_gaussian(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> m.map(1.0)
+        0.125
+        >>> space = (dp.vector_domain(dp.atom_domain(T=float, bounds=(0.0, 1.0)), size=10),
+        ...          dp.change_one_distance())
+        >>> (space >> dp.t.then_sum() >> dp.m.then_gaussian(scale=2.0)).map(1) > 0.125
+        True
     """
+    # [proof:make_gaussian]
     is_vector = float_space(input_domain, input_metric, AbsoluteDistance, L2Distance)
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+
+    def function(x):
+        return exact_release(x, scale, GAUSSIAN, is_vector, standard_normal)
 
     def privacy_map(d_in):
         if d_in == 0:
@@ -39,11 +70,9 @@ def make_gaussian(input_domain, input_metric, scale):
         ratio = ar.div_up(d_in, scale)
         return ar.INF if ratio == ar.INF else ar.up(ar.Q(ratio) ** 2 / 2)
 
-    def function(x):
-        return exact_release(x, scale, GAUSSIAN, is_vector, standard_normal)
-
     return Measurement(input_domain, input_metric, ZeroConcentratedDivergence(), function, privacy_map,
                        output_law=_law(is_vector, scale))
+    # [end:make_gaussian]
 
 
 def _law(is_vector, scale):

@@ -1,7 +1,7 @@
 """make_report_noisy_max_gumbel: the exponential mechanism over a vector of scores.
 
 Gumbel-max sampling ([OpenDP-Gumbel] Theorem 2.1; [GM-Duff] Proposition 5), decided exactly
-by :func:`opendp_duff.samplers.exact.exact_gumbel_race`.  The score metrics
+by :func:`opendp_duff.samplers.gumbel_race.exact_gumbel_race`.  The score metrics
 (``inf_difference_distance``, ``linf_distance``) and their conventions for infinite scores
 and vectors of different lengths are in :mod:`opendp_duff.metrics`.
 
@@ -38,7 +38,7 @@ def make_report_noisy_max_gumbel(
 
     (scores negated first when ``optimize="min"``), sampled as argmax_i (s_i / scale + G_i)
     with G_i i.i.d. standard Gumbel, decided exactly by lazily refined random bits
-    (``opendp_duff.samplers.exact``).  ``scale`` is the *temperature*: scores are divided by
+    (``opendp_duff.samplers.gumbel_race``).  ``scale`` is the *temperature*: scores are divided by
     it and a larger scale is more private.  ([OpenDP-Gumbel] §3 lists code that multiplies
     scores by its temperature while its privacy relation reads ``d_out * temperature >=
     d_in``; only division agrees with that relation and with its equation (2), and division
@@ -127,7 +127,7 @@ then_report_noisy_max_gumbel = then(make_report_noisy_max_gumbel)
 def _exact_argmax(scores: np.ndarray, scale: float) -> int:
     """Index i with probability exactly exp(s_i/scale) / sum_j exp(s_j/scale).
 
-    :func:`~opendp_duff.samplers.exact.exact_gumbel_race` reads the scores and the
+    :func:`~opendp_duff.samplers.gumbel_race.exact_gumbel_race` reads the scores and the
     scale as exact rationals; its first step is the float Gumbel race (same bytes),
     refined with more bits only when floats cannot decide.  The edge cases (+inf
     scores, scale 0 or inf, every score -inf) have log-weights in {0, -inf}, which

@@ -96,7 +96,7 @@ def level0(k: Floats, w_lo: Floats, w_hi: Floats, wmag: Floats) -> tuple[Floats,
     g = gumbel_float((2.0 * k + 1.0) * _TWO_M53)
     safe = (k >= 1.0) & (k <= K_TOP)
     m0 = REL * (wmag + np.abs(g)) + 1.0
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):   # overflow only widens (eq:level-overflow)
         return np.where(safe, (w_lo + g) - m0, -np.inf), np.where(safe, (w_hi + g) + m0, np.inf)
 
 
@@ -105,7 +105,7 @@ def level1(k: Floats, w_lo: Floats, w_hi: Floats, wmag: Floats) -> tuple[Floats,
     g_lo = gumbel_float(k * _TWO_M52)
     g_hi = gumbel_float((k + 1.0) * _TWO_M52)
     m1 = REL * (wmag + np.maximum(finite_abs(g_lo), finite_abs(g_hi)))
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):   # overflow only widens (eq:level-overflow)
         return (w_lo + g_lo) - m1, (w_hi + g_hi) + m1
 
 

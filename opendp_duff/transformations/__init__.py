@@ -1,5 +1,6 @@
 """Transformations: stable functions from datasets to datasets or numbers (re-exported as ``dp.t``)."""
 from .clamp import (make_clamp, then_clamp)
+from .impute import (make_impute_constant, then_impute_constant)
 from .metric_convert import (make_symmetric_to_change_one, then_symmetric_to_change_one,
     make_change_one_to_symmetric, then_change_one_to_symmetric)
 from .count_by_candidates import (make_count_by_candidates, then_count_by_candidates)
@@ -11,5 +12,5 @@ __all__ = [
     "make_clamp", "then_clamp", "make_symmetric_to_change_one", "then_symmetric_to_change_one",
     "make_change_one_to_symmetric", "then_change_one_to_symmetric", "make_count_by_candidates",
     "then_count_by_candidates", "make_count", "then_count", "make_sort", "then_sort",
-    "make_sum", "then_sum",
+    "make_sum", "then_sum", "make_impute_constant", "then_impute_constant",
 ]

@@ -1,17 +1,23 @@
-"""Checks shared by the dataset transformations."""
+"""Checks shared by the dataset transformations, and the one conversion of a member to an array."""
+from __future__ import annotations
+
 import numpy as np
 
 from .. import _validate as v
-from ..domains import VectorDomain
+from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
-from ..metrics import ChangeOneDistance, SymmetricDistance
+from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
+
+__all__ = ["DATASET_METRICS", "dataset_space", "as_array"]
 
 DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 
-def dataset_space(input_domain, input_metric, *, need_bounds=False, need_size=False,
-                  need_sorted=False, T=None, allow_nan=False):
-    """Check that (input_domain, input_metric) is a space of datasets as required."""
+def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_bounds: bool = False,
+                  need_size: bool = False, need_sorted: bool = False, T: type | None = None,
+                  allow_nan: bool = False, nan_hint: str = "") -> AtomDomain:
+    """Check that (input_domain, input_metric) is a space of datasets as required; return
+    the element domain.  ``nan_hint`` is appended to the message refusing a NaN domain."""
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain")
     v.instance("input_metric", input_metric, DATASET_METRICS,
                "symmetric_distance() or change_one_distance()")
@@ -19,7 +25,7 @@ def dataset_space(input_domain, input_metric, *, need_bounds=False, need_size=Fa
     if T is not None and elem.T is not T:
         raise MakeError(f"input_domain ({input_domain!r}) must hold elements of type {T.__name__}")
     if elem.nan and not allow_nan:
-        raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")
+        raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN{nan_hint}")
     if need_bounds and elem.bounds is None:
         raise MakeError(f"input_domain ({input_domain!r}) must be bounded: chain make_clamp first")
     if need_size and input_domain.size is None:
@@ -32,6 +38,12 @@ def dataset_space(input_domain, input_metric, *, need_bounds=False, need_size=Fa
     return elem
 
 
-def as_array(x, T=float):
-    """A member of a vector domain as a 1-d numpy array of T's dtype."""
-    return np.asarray(x, dtype=np.float64 if T is float else np.int64).reshape(-1)
+# [proof:as_array]
+def as_array(x: object, T: type = float) -> np.ndarray:
+    """A member of a vector domain as a NEW 1-d numpy array of T's dtype (float64 or int64),
+    which the caller may modify.  Floats get ``+ 0.0``, which turns -0.0 into +0.0 and leaves
+    every other value unchanged, so the sign of a zero in the data never reaches a release."""
+    if T is float:
+        return np.asarray(x, dtype=np.float64).reshape(-1) + 0.0
+    return np.array(x, dtype=np.int64).reshape(-1)
+# [end:as_array]

@@ -1,30 +1,55 @@
 """make_count: the number of records."""
+from __future__ import annotations
+
+from .._constants import EXACT_INT_BOUND
 from ..core import Transformation, then
-from ..domains import AtomDomain
-from ..metrics import AbsoluteDistance, ChangeOneDistance
+from ..domains import AtomDomain, VectorDomain
+from ..metrics import AbsoluteDistance, ChangeOneDistance, Metric
 from ._common import dataset_space
 
 
-def make_count(input_domain, input_metric):
+def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """Count the records.
 
-    Stability: adding or removing d records moves the count by at most d, so
-    ``map(d_in) = d_in`` under the symmetric distance.  Under the change-one
-    distance the size is public and fixed, so ``map(d_in) = 0``.
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN.
+        * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
+        * Output domain: ``atom_domain(T=int, bounds=(0, 2^53))``: a count is a length, which
+          no Python sequence or numpy array takes beyond 2^53, and the bound lets the noise
+          mechanisms convert it to a float exactly.
+        * Output metric: ``absolute_distance(T=int)``.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    >>> t = space >> dp.t.then_count()
-    >>> t([1.0, 2.0, 3.0]), t.map(1)
-    (3, 1)
+    Args:
+        input_domain: the domain of the data (see the contract).
+        input_metric: the dataset metric (see the contract).
+
+    Stability map:
+        Under the symmetric distance, adding or removing d records moves the count by at
+        most d: ``map(d_in) = d_in``.  Under the change-one distance the size is public and
+        fixed: ``map(d_in) = 0``.  Exact integers; ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/count/make_count.tex``.
+
+    References: [DMNS06] (the count has sensitivity 1 under add/remove).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> t = space >> dp.t.then_count()
+        >>> t([1.0, 2.0, 3.0]), t.map(1)
+        (3, 1)
     """
+    # [proof:make_count]
     dataset_space(input_domain, input_metric)
     zero = isinstance(input_metric, ChangeOneDistance)
-    # A count is a length, so it lies in [0, 2^53]: no Python sequence can be longer, and
-    # the bound lets noise mechanisms convert it to a float exactly.
-    out = AtomDomain(int, (0, 2 ** 53), False)
+    out = AtomDomain(int, (0, EXACT_INT_BOUND), False)
+
+    def function(x):
+        return len(x)
+
     return Transformation(input_domain, out, input_metric, AbsoluteDistance(int),
-                          len, (lambda d: 0) if zero else (lambda d: d))
+                          function, (lambda d_in: 0) if zero else (lambda d_in: d_in))
+    # [end:make_count]
 
 
 then_count = then(make_count)

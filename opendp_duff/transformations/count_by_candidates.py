@@ -1,64 +1,81 @@
 """make_count_by_candidates: how many records equal each public candidate."""
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import _validate as v
+from .._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError, MakeTypeError
-from ..metrics import ChangeOneDistance, InfDifferenceDistance
+from ..metrics import ChangeOneDistance, InfDifferenceDistance, Metric
 from ._common import dataset_space
 
 __all__ = ["make_count_by_candidates", "then_count_by_candidates"]
 
-_I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
 
-
-def make_count_by_candidates(input_domain, input_metric, candidates):
+def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, candidates: Any) -> Transformation:
     """Count the records equal to each candidate: x -> (n_c for c in candidates).
 
-    ``candidates`` is a public, non-empty sequence of distinct finite numbers
-    of the records' type (float candidates are compared with each record's
-    float64 value; int candidates must fit in 64 bits).  Records equal to no
-    candidate are not counted.  The output is an int vector of length
-    len(candidates), in the candidates' order, with entries in [0, 2^53].
+    Records equal to no candidate are not counted.  The counts are the scores of
+    ``make_report_noisy_max_gumbel`` (the noisy mode).
 
-    Stability, output metric ``inf_difference_distance()``:
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN.
+        * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
+        * Output domain: int vectors of length len(candidates), in the candidates' order, with
+          entries in [0, 2^53] (a count is at most the number of records).
+        * Output metric: ``inf_difference_distance()``.
 
-    * symmetric distance (add/remove neighbours): ``map(d_in) = d_in``.  An
-      added record raises at most one count by 1 and a removed one lowers at
-      most one count by 1, so with a additions and r removals every count
-      moves within [-r, a] and max_c - min_c of the changes is at most
-      a + r = d_in.
-    * change-one distance: a substitution is one removal and one addition, so
-      ``map(d_in) = 2 d_in``.
+    Args:
+        input_domain: the domain of the data (see the contract).
+        input_metric: the dataset metric (see the contract).
+        candidates: a public, non-empty list, tuple or 1-d array of distinct finite numbers of
+            the records' type.  Float candidates are compared with each record's float64 value
+            (an integer candidate must be exactly a float, and -0.0 is the candidate 0.0); int
+            candidates must fit in 64 bits.
 
-    The counts are monotone under addition: this is what lets
-    ``make_report_noisy_max_gumbel`` charge d_in / scale instead of
-    2 d_in / scale (OpenDP proof, file 002, section 3.1).
+    Stability map:
+        * symmetric distance: ``map(d_in) = d_in``.  An added record raises at most one count
+          by 1 and a removed one lowers at most one count by 1, so with a additions and r
+          removals every count moves within [-r, a] and max_c - min_c of the changes is at
+          most a + r = d_in.
+        * change-one distance: a substitution is one removal and one addition,
+          ``map(d_in) = 2 d_in``.
+        Exact integers; ``map(0) = 0``.  The counts are monotone under addition, which is what
+        lets ``make_report_noisy_max_gumbel`` charge d_in / scale instead of 2 d_in / scale
+        ([OpenDP-Gumbel] §3.1).
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
-    >>> t = space >> dp.t.then_count_by_candidates(candidates=[1, 2, 3])
-    >>> t([1, 1, 3, 7]).tolist(), t.map(1)
-    ([2, 0, 1], 1)
+    Proof: ``proofs/transformations/count_by_candidates/make_count_by_candidates.tex``.
+
+    References: [OpenDP-Gumbel] §3.1 (the inf-difference distance and monotone scores).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+        >>> t = space >> dp.t.then_count_by_candidates(candidates=[1, 2, 3])
+        >>> t([1, 1, 3, 7]).tolist(), t.map(1)
+        ([2, 0, 1], 1)
     """
+    # [proof:make_count_by_candidates]
     elem = dataset_space(input_domain, input_metric)
     cands = validate_candidates(candidates, elem.T)
     count = candidate_counter(cands, elem.T)
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1
-    # a count is at most the number of records, which no Python sequence takes beyond 2^53
-    out = VectorDomain(AtomDomain(int, (0, 2 ** 53), False), len(cands), False)
+    out = VectorDomain(AtomDomain(int, (0, EXACT_INT_BOUND), False), len(cands), False)
     return Transformation(input_domain, out, input_metric, InfDifferenceDistance(),
                           count, lambda d_in: factor * d_in)
+    # [end:make_count_by_candidates]
 
 
 then_count_by_candidates = then(make_count_by_candidates)
 
 
-def validate_candidates(candidates, T):
+def validate_candidates(candidates: Any, T: type) -> tuple[Any, ...]:
     """A tuple of distinct finite candidates of type T (public; errors name ``candidates``)."""
     if isinstance(candidates, (str, bytes, dict, set, frozenset)) or not hasattr(candidates, "__len__"):
         raise MakeTypeError(f"candidates ({candidates!r}) must be a list, tuple or 1-d array of numbers")
@@ -68,17 +85,17 @@ def validate_candidates(candidates, T):
         raise MakeError("candidates ([]) must not be empty")
     out = tuple(_candidate(i, c, T) for i, c in enumerate(candidates))
     if len(set(out)) != len(out):
-        seen = set()
-        dup = next(c for c in out if c in seen or seen.add(c))
+        seen: set[Any] = set()
+        dup = next(c for c in out if c in seen or seen.add(c))  # type: ignore[func-returns-value]
         raise MakeError(f"candidates must be distinct, but {dup!r} appears more than once")
     return out
 
 
-def _candidate(i, c, T):
+def _candidate(i: int, c: Any, T: type) -> Any:
     name = f"candidates[{i}]"
     if T is int:
         c = v.number(name, c, integer=True)
-        if not _I64_MIN <= c <= _I64_MAX:
+        if not INT64_MIN <= c <= INT64_MAX:
             raise MakeError(f"{name} ({c!r}) must fit in a 64-bit integer")
         return c
     if isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)):
@@ -88,13 +105,18 @@ def _candidate(i, c, T):
             raise MakeError(f"{name} ({c!r}) is too large for a float") from None
         if f != c:
             raise MakeError(f"{name} ({c!r}) is not exactly representable as a float")
-        return f
+        return f + 0.0
     c = v.number(name, c)
-    return 0.0 if c == 0 else c  # -0.0 and 0.0 are the same candidate
+    return c + 0.0  # -0.0 and 0.0 are the same candidate
 
 
-def candidate_counter(cands, T):
-    """A function x -> int64 counts of each candidate; total on every member of a vector domain."""
+# [proof:candidate_counter]
+def candidate_counter(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray]:
+    """x -> the int64 vector (n_c for c in cands), where n_c counts the records equal to c.
+
+    Total on every member of a vector domain of T, and also on other sequences of numbers
+    (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
+    counted one by one."""
     k = len(cands)
     order = np.argsort(np.asarray(cands, dtype=np.float64 if T is float else np.int64), kind="stable")
     sorted_c = np.asarray(cands, dtype=np.float64 if T is float else np.int64)[order]
@@ -118,7 +140,7 @@ def candidate_counter(cands, T):
     return count
 
 
-def _keys(x, T):
+def _keys(x: Any, T: type) -> np.ndarray | None:
     """The records as a float64 (T=float) or int64 (T=int) array, or None when a record
     does not fit that dtype (then the caller counts record by record)."""
     try:
@@ -135,17 +157,20 @@ def _keys(x, T):
     if arr.dtype.kind == "i":
         return arr.astype(np.int64)
     if arr.dtype.kind == "u":
-        if (arr > np.uint64(_I64_MAX)).any():   # would wrap around in int64
+        if (arr > np.uint64(INT64_MAX)).any():   # would wrap around in int64
             return None
         return arr.astype(np.int64)
     return None
 
 
-def _key(e, T):
+def _key(e: Any, T: type) -> Any:
+    """One record as a comparable key: int(e), or its float64 value (an integer too large
+    for a float becomes the infinity of its sign, which equals no finite candidate)."""
     if T is int:
         return int(e)
     try:
         f = float(e)
     except OverflowError:
-        return math.inf
-    return 0.0 if f == 0 else f
+        return math.inf if e > 0 else -math.inf
+    return f + 0.0
+# [end:candidate_counter]

@@ -4,63 +4,101 @@ On a vector domain of public size n, two datasets that differ by d substitutions
 (``change_one_distance``) differ by d removals and d additions (``symmetric_distance`` 2d),
 and conversely two datasets of the same size at symmetric distance d differ by exactly d/2
 substitutions (d is even).  These identity transformations let a mechanism proven under
-one relation be used under the other: Bun & Steinke (file 004) work with substitution,
-the Duff paper (file 000, Definition 1) with add/remove.
+one relation be used under the other: [BS19] works with substitution, [GM-Duff]
+(Definition 1) with addition and removal.
 """
+from __future__ import annotations
+
 from ..core import Transformation, then
+from ..domains import VectorDomain
 from ..errors import MakeError
-from ..metrics import ChangeOneDistance, SymmetricDistance
+from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
 from ._common import dataset_space
 
 __all__ = ["make_symmetric_to_change_one", "then_symmetric_to_change_one",
            "make_change_one_to_symmetric", "then_change_one_to_symmetric"]
 
 
+# [proof:identity]
 def _identity(x):
     return x
+# [end:identity]
 
 
-def make_symmetric_to_change_one(input_domain, input_metric):
+def make_symmetric_to_change_one(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """The identity on datasets of known size n, from ``symmetric_distance`` to
     ``change_one_distance``.
 
-    Stability map: ``map(d_in) = floor(d_in / 2)``.  Same-size multisets x, x' with
-    |x triangle x'| = d have |x minus x'| = |x' minus x| = d/2 (d is even), and d/2
-    substitutions turn one into the other; an odd bound d_in therefore allows at most
-    d_in - 1, hence the floor.  ``input_domain`` must have a known ``size``.
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T), size=n)``, T float or int, no NaN.
+        * Input metric: ``symmetric_distance()``.
+        * Output domain: the input domain.  Output metric: ``change_one_distance()``.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float), size=10), dp.symmetric_distance()
-    >>> t = space >> dp.t.then_symmetric_to_change_one() >> dp.t.then_clamp(bounds=(0.0, 1.0))
-    >>> t.output_metric, t.map(1), t.map(4), t.map(5)
-    (ChangeOneDistance(), 0, 2, 2)
+    Args:
+        input_domain: the domain of the data; its size must be known.
+        input_metric: ``symmetric_distance()``.
+
+    Stability map:
+        ``map(d_in) = floor(d_in / 2)``.  Same-size multisets x, x' with |x triangle x'| = d
+        have |x minus x'| = |x' minus x| = d/2 (d is even), and d/2 substitutions turn one into
+        the other; an odd bound d_in therefore allows at most d_in - 1.  Exact; ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/metric_convert/make_symmetric_to_change_one.tex``.
+
+    References: [GM-Duff] Definition 1 (add/remove neighbours); [BS19] §2 (substitution).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float), size=10), dp.symmetric_distance()
+        >>> t = space >> dp.t.then_symmetric_to_change_one() >> dp.t.then_clamp(bounds=(0.0, 1.0))
+        >>> t.output_metric, t.map(1), t.map(4), t.map(5)
+        (ChangeOneDistance(), 0, 2, 2)
     """
+    # [proof:make_symmetric_to_change_one]
     dataset_space(input_domain, input_metric, need_size=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance()")
     return Transformation(input_domain, input_domain, input_metric, ChangeOneDistance(),
                           _identity, lambda d_in: d_in // 2)
+    # [end:make_symmetric_to_change_one]
 
 
-def make_change_one_to_symmetric(input_domain, input_metric):
+def make_change_one_to_symmetric(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """The identity on datasets of known size n, from ``change_one_distance`` to
     ``symmetric_distance``.
 
-    Stability map: ``map(d_in) = 2 d_in``: each substitution is one removal and one
-    addition.  ``input_domain`` must have a known ``size`` (the change-one distance is only
-    defined between datasets of the same public size).
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T), size=n)``, T float or int, no NaN (the
+          change-one distance is only defined between datasets of the same public size).
+        * Input metric: ``change_one_distance()``.
+        * Output domain: the input domain.  Output metric: ``symmetric_distance()``.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float), size=10), dp.change_one_distance()
-    >>> t = space >> dp.t.then_change_one_to_symmetric() >> dp.t.then_sort()
-    >>> t.output_metric, t.map(3)
-    (SymmetricDistance(), 6)
+    Args:
+        input_domain: the domain of the data; its size must be known.
+        input_metric: ``change_one_distance()``.
+
+    Stability map:
+        ``map(d_in) = 2 d_in``: each substitution is one removal and one addition.  Exact;
+        ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/metric_convert/make_change_one_to_symmetric.tex``.
+
+    References: [GM-Duff] Definition 1 (add/remove neighbours); [BS19] §2 (substitution).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float), size=10), dp.change_one_distance()
+        >>> t = space >> dp.t.then_change_one_to_symmetric() >> dp.t.then_sort()
+        >>> t.output_metric, t.map(3)
+        (SymmetricDistance(), 6)
     """
+    # [proof:make_change_one_to_symmetric]
     dataset_space(input_domain, input_metric, need_size=True)
     if not isinstance(input_metric, ChangeOneDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be change_one_distance()")
     return Transformation(input_domain, input_domain, input_metric, SymmetricDistance(),
                           _identity, lambda d_in: 2 * d_in)
+    # [end:make_change_one_to_symmetric]
 
 
 then_symmetric_to_change_one = then(make_symmetric_to_change_one)

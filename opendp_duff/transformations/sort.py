@@ -1,31 +1,56 @@
 """make_sort: put the records in non-decreasing order."""
-import numpy as np
+from __future__ import annotations
 
 from ..core import Transformation, then
+from ..domains import VectorDomain
+from ..metrics import Metric
 from ._common import as_array, dataset_space
 
 
-def make_sort(input_domain, input_metric):
-    """Sort the records.
+def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
+    """Sort the records in non-decreasing order.
 
-    Our dataset metrics compare datasets as multisets, which sorting does not
-    change, so ``map(d_in) = d_in``.  The output domain is the input domain
-    with ``sorted=True``: mechanisms that need sorted input accept only it.
+    Mechanisms that read order statistics (the Duff median and quantiles, the smooth
+    medians) accept only a sorted domain, which this transformation produces.
 
-    >>> import opendp_duff as dp
-    >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    >>> t = space >> dp.t.then_sort()
-    >>> t([3.0, 1.0, 2.0]).tolist(), t.map(2), t.output_domain.sorted
-    ([1.0, 2.0, 3.0], 2, True)
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN; any
+          bounds and size.
+        * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
+        * Output domain: the input domain with ``sorted=True``.
+        * Output metric: the input metric.
+
+    Args:
+        input_domain: the domain of the data (see the contract).
+        input_metric: the dataset metric (see the contract).
+
+    Stability map:
+        ``map(d_in) = d_in``: both dataset metrics compare datasets as multisets, which
+        sorting does not change; exact, and ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/sort/make_sort.tex``.
+
+    References: none needed (sorting preserves the multiset; see the proof).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> t = space >> dp.t.then_sort()
+        >>> t([3.0, 1.0, 2.0]).tolist(), t.map(2), t.output_domain.sorted
+        ([1.0, 2.0, 3.0], 2, True)
     """
-    elem = dataset_space(input_domain, input_metric)
-    T = elem.T
+    # [proof:make_sort]
+    T = dataset_space(input_domain, input_metric).T
 
     def function(x):
-        return np.sort(as_array(x, T), kind="stable" if T is int else None)
+        y = as_array(x, T)              # a new array (floats without -0.0)
+        y.sort(kind="stable" if T is int else None)  # in place: a permutation of the records,
+        #                                              non-decreasing (any order of ties will do)
+        return y
 
     out = input_domain.with_(sorted=True)
-    return Transformation(input_domain, out, input_metric, input_metric, function, lambda d: d)
+    return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
+    # [end:make_sort]
 
 
 then_sort = then(make_sort)

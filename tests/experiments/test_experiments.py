@@ -134,7 +134,7 @@ def test_baseline_parameters_match_make_smooth_median_baseline(eps):
         return space >> dp.t.then_sort() >> dp.m.then_smooth_median(**params)
 
     def lib(name):
-        return space >> dp.t.then_sort() >> dp.m.then_smooth_median_baseline(
+        return space >> dp.t.then_sort() >> B.then_smooth_median_baseline(
             name, epsilon=eps, **({} if name == "SMOOTHSENS_eps" else {"delta": delta}))
 
     assert mine(B.smoothsens_eps(n, eps)).map(1) == lib("SMOOTHSENS_eps").map(1)
@@ -142,10 +142,10 @@ def test_baseline_parameters_match_make_smooth_median_baseline(eps):
     lln = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(mine(B.laplaceln(n, bounds, eps, delta))), delta)
     assert lln.map(1) == lib("LAPLACELN").map(1)
     x = np.linspace(0.2, 0.7, n)    # the two releases agree on data too (same t, same S)
-    assert B.smoothsens_eps_delta(n, bounds, eps, delta)["t"] == dp.m.choose_smoothing(
+    assert B.smoothsens_eps_delta(n, bounds, eps, delta)["t"] == dp.smooth.choose_smoothing(
         "laplace", n, bounds, epsilon=eps, delta=delta)
-    assert B.laplaceln(n, bounds, eps, delta, reference=x)["t"] == dp.m.choose_smoothing(
-        "lln", n, bounds, rho=dp.m.smooth_median_baseline_parameters(
+    assert B.laplaceln(n, bounds, eps, delta, reference=x)["t"] == dp.smooth.choose_smoothing(
+        "lln", n, bounds, rho=B.smooth_median_baseline_parameters(
             "LAPLACELN", eps, delta, size=n, bounds=bounds)["rho"], reference=x)
 
 
@@ -201,7 +201,7 @@ def test_bun_steinke_variance_decomposition_matches_real_releases():
     Monte Carlo mean (false-failure rate ~6e-5 per check, squared after the rerun)."""
     n, m, eps, K = 201, 50, 1.0, 1500
     bounds = bun_steinke_means.BOUNDS
-    params = dp.m.smooth_parameters("lln", size=n, epsilon=eps, t=0.05)
+    params = dp.smooth.smooth_parameters("lln", size=n, epsilon=eps, t=0.05)
     space = dp.vector_domain(dp.atom_domain(T=float, bounds=bounds), size=n), dp.change_one_distance()
     meas = space >> dp.t.then_sort() >> dp.m.then_smooth_trimmed_mean(m=m, **params)
     rng = np.random.default_rng(3)
@@ -210,7 +210,7 @@ def test_bun_steinke_variance_decomposition_matches_real_releases():
     for _ in range(K):
         x = np.sort(rng.standard_normal(n))
         trim = float(np.mean(x[m:n - m]))
-        S = dp.smooth_sensitivity_trimmed_mean(x, m, params["t"], bounds)
+        S = dp.smooth_sensitivity_trimmed_mean(x, params["t"], bounds, m=m)
         mc.append(n * meas(x) ** 2)                                    # true mean is 0
         analytic.append(n * (trim ** 2 + S ** 2 * var_z / params["s"] ** 2))
         basu.append(n * (trim - x.mean()) ** 2 + n * S ** 2 * var_z / params["s"] ** 2)

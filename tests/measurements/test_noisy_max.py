@@ -254,16 +254,22 @@ def test_int_scores_must_be_bounded_within_2_53_and_huge_non_members_do_not_cras
     m = make(ints, dp.inf_difference_distance(), scale=1e-3)
     assert m(np.array([3, 1000, 2], dtype=np.int64)) == 1
     assert m([2 ** 53, -(2 ** 53), 0]) == 0
-    # integers beyond the float range are not members, but still give a normal release
-    assert m([10 ** 400, 1, -(10 ** 400)]) == 0
-    assert make(ints, dp.inf_difference_distance(), scale=1e-3, optimize="min")([10 ** 400, 1, -(10 ** 400)]) == 2
+    # integers beyond the float range are not members: refused; the function itself still
+    # gives a normal release on them
+    with pytest.raises(dp.errors.NotAMemberValueError):
+        m([10 ** 400, 1, -(10 ** 400)])
+    assert m.function([10 ** 400, 1, -(10 ** 400)]) == 0
+    assert make(ints, dp.inf_difference_distance(), scale=1e-3, optimize="min").function(
+        [10 ** 400, 1, -(10 ** 400)]) == 2
 
 
 def test_nan_outside_the_domain_never_wins_and_never_crashes():
     m = make(FLOATS, dp.inf_difference_distance(), scale=1e-3)
+    with pytest.raises(dp.errors.NotAMemberValueError):
+        m([float("nan"), 1.0, 0.0])      # refused by the domain; the function still copes
     with seeded_rng_for_tests(4):
-        assert {m([float("nan"), 1.0, 0.0]) for _ in range(50)} == {1}
-        assert {m([float("nan")] * 2) for _ in range(50)} <= {0, 1}
+        assert {m.function([float("nan"), 1.0, 0.0]) for _ in range(50)} == {1}
+        assert {m.function([float("nan")] * 2) for _ in range(50)} <= {0, 1}
 
 
 def test_optimize_min_picks_small_scores():

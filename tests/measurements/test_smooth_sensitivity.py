@@ -17,7 +17,8 @@ from scipy import stats
 import opendp_duff as dp
 from helpers import Recorder, replay_laplace, rerun_once
 from opendp_duff import distributions as D
-from opendp_duff.measurements import _smooth_maps as sm
+from opendp_duff.experiments import _baselines
+from opendp_duff.smooth import maps as sm, noises as sn
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +85,7 @@ SHAPE = {"sigma", "d", "gamma", "delta"}
 def shape_of(noise, kw):
     if kw:
         return next(iter(kw.values()))
-    return {"uln": sm.ULN_SIGMA, "arsinh_normal": sm.ARSINH_SIGMA, "student_t": 3.0,
+    return {"uln": sn.ULN_SIGMA, "arsinh_normal": sn.ARSINH_SIGMA, "student_t": 3.0,
             "polynomial_tail": 2.0}[noise]
 
 
@@ -101,7 +102,7 @@ def test_map_is_a_tight_upper_bound_of_the_theorem(noise, kw, t, s):
             assert got[1] == kw["delta"]
             exact = ref_laplace_group(th, s, shape, k) if k > 1 else exact1
             got = got[0]
-        elif noise in sm.ZCDP_NOISES:
+        elif noise in sn.ZCDP_NOISES:
             exact = k * k * exact1 * exact1 / 2
         else:
             exact = k * exact1
@@ -145,20 +146,20 @@ def test_trimmed_mean_has_the_same_map_as_the_median():
                                           ("laplace", dict(epsilon=1.0, delta=1e-6))])
 def test_smooth_parameters_meet_the_budget_tightly(noise, budget):
     n, t = 1001, 0.02
-    p = dp.m.smooth_parameters(noise, size=n, t=t, **budget)
+    p = dp.smooth.smooth_parameters(noise, size=n, t=t, **budget)
     got = dp.m.make_smooth_median(*space(n), **p).map(1)
     if noise == "laplace":
         assert got[1] == budget["delta"]
         got = got[0]
     target = budget.get("epsilon")
-    if noise in sm.ZCDP_NOISES:
+    if noise in sn.ZCDP_NOISES:
         target = budget["rho"] if "rho" in budget else budget["epsilon"] ** 2 / 2
     assert got <= target and got >= target * (1 - 1e-9)
 
 
 def test_lln_sigma_solves_the_cubic_and_minimises_the_variance():
     eps, t = 1.0, 0.05
-    sigma = sm.lln_optimal_sigma(eps, t)
+    sigma = sn.lln_optimal_sigma(eps, t)
     assert abs(5 * eps / t * sigma ** 3 - 5 * sigma ** 2 - 1) < 1e-9
 
     def var(sig):  # 2 e^{2 sigma^2} / s^2 with s = e^{-3 sigma^2/2}(eps - t/sigma)
@@ -168,24 +169,24 @@ def test_lln_sigma_solves_the_cubic_and_minimises_the_variance():
 
 
 def test_fixed_shapes_of_the_papers():
-    assert dp.m.smooth_parameters("uln", size=11, epsilon=1.0, t=0.01)["sigma"] ** 2 >= 2
-    assert dp.m.smooth_parameters("arsinh_normal", size=11, epsilon=1.0, t=0.01)["sigma"] == 2 / math.sqrt(3)
-    assert dp.m.smooth_parameters("student_t", size=11, epsilon=1.0, t=0.01)["d"] == 3.0
+    assert dp.smooth.smooth_parameters("uln", size=11, epsilon=1.0, t=0.01)["sigma"] ** 2 >= 2
+    assert dp.smooth.smooth_parameters("arsinh_normal", size=11, epsilon=1.0, t=0.01)["sigma"] == 2 / math.sqrt(3)
+    assert dp.smooth.smooth_parameters("student_t", size=11, epsilon=1.0, t=0.01)["d"] == 3.0
 
 
 def test_choose_smoothing_does_not_read_the_data_and_is_feasible():
-    t1 = dp.m.choose_smoothing("lln", 201, (0.0, 1.0), epsilon=1.0)
-    t2 = dp.m.choose_smoothing("lln", 201, (0.0, 1.0), epsilon=1.0)
+    t1 = dp.smooth.choose_smoothing("lln", 201, (0.0, 1.0), epsilon=1.0)
+    t2 = dp.smooth.choose_smoothing("lln", 201, (0.0, 1.0), epsilon=1.0)
     assert t1 == t2 and 0 < t1 < 1
-    p = dp.m.smooth_parameters("lln", size=201, epsilon=1.0, t=t1)
+    p = dp.smooth.smooth_parameters("lln", size=201, epsilon=1.0, t=t1)
     assert p["s"] > 0
     # with a reference sample and a grid, the choice is the grid's argmin of (S_t(ref)/s(t))^2 Var(Z)
     ref = np.sort(np.random.default_rng(0).normal(size=201))
     grid_t = [0.01, 0.03, 0.1, 0.2]
-    got = dp.m.choose_smoothing("student_t", 201, (-50.0, 50.0), epsilon=1.0, reference=ref, grid=grid_t)
+    got = dp.smooth.choose_smoothing("student_t", 201, (-50.0, 50.0), epsilon=1.0, reference=ref, grid=grid_t)
 
     def objective(t):
-        s = dp.m.smooth_parameters("student_t", size=201, epsilon=1.0, t=t)["s"]
+        s = dp.smooth.smooth_parameters("student_t", size=201, epsilon=1.0, t=t)["s"]
         return dp.smooth_sensitivity_median(ref, t, (-50.0, 50.0)) / s
     assert got == min(grid_t, key=objective)
 
@@ -194,7 +195,7 @@ def test_choose_smoothing_does_not_read_the_data_and_is_feasible():
                                         ("LAPLACELN", 1e-3)])
 def test_baselines_meet_their_budget(name, delta):
     eps = 0.5
-    b = dp.m.make_smooth_median_baseline(*space(101), name, epsilon=eps, delta=delta)
+    b = _baselines.make_smooth_median_baseline(*space(101), name, epsilon=eps, delta=delta)
     got = b.map(1)
     if delta is None:
         assert isinstance(b.output_measure, dp.measures.MaxDivergence)
@@ -207,16 +208,16 @@ def test_baselines_meet_their_budget(name, delta):
 
 def test_smoothsens_eps_is_proposition_3():
     # [GM-Duff] Proposition 3
-    p = dp.m.smooth_parameters("polynomial_tail", size=101, epsilon=0.6, t=0.1, gamma=2.0)
+    p = dp.smooth.smooth_parameters("polynomial_tail", size=101, epsilon=0.6, t=0.1, gamma=2.0)
     assert p["t"] == 0.1 and abs(p["s"] - 0.1) < 1e-9  # alpha = beta = eps / (2 (gamma + 1))
 
 
 def test_lower_bound_is_below_every_noise_variance():
     eps = 1.0
     for t in (0.01, 0.05, 0.2):
-        lb = dp.m.smooth_variance_lower_bound(eps, t)
+        lb = dp.smooth.smooth_variance_lower_bound(eps, t)
         for noise in ("lln", "uln", "arsinh_normal"):
-            p = dp.m.smooth_parameters(noise, size=1001, epsilon=eps, t=t)
+            p = dp.smooth.smooth_parameters(noise, size=1001, epsilon=eps, t=t)
             var = {"lln": D.LaplaceLogNormal, "uln": D.UniformLogNormal,
                    "arsinh_normal": D.ArsinhNormal}[noise](p["sigma"]).variance() / p["s"] ** 2
             assert 0 < lb <= var
@@ -256,7 +257,7 @@ ALPHAS = (1.5, 2, 5, 10, 50)
 def test_zcdp_audit_worst_cases(noise, t):
     # the worst cases the theorems allow: |f(x) - f(x')| = g(x) (w = +-s) and g(x') = e^{+-t} g(x) (u = +-t)
     n = 101
-    p = dp.m.smooth_parameters(noise, size=n, epsilon=1.0, t=t)
+    p = dp.smooth.smooth_parameters(noise, size=n, epsilon=1.0, t=t)
     rho = dp.m.make_smooth_median(*space(n), **p).map(1)
     law = LAWS[noise](p["sigma"])
     y, wts = grid(40.0, 8001) if noise == "lln" else grid()
@@ -273,7 +274,7 @@ def test_zcdp_audit_worst_cases(noise, t):
 @pytest.mark.slow
 def test_zcdp_audit_is_not_vacuous():
     # a shift three times larger than the map allows must break the LLN bound at some alpha
-    p = dp.m.smooth_parameters("lln", size=101, epsilon=1.0, t=0.05)
+    p = dp.smooth.smooth_parameters("lln", size=101, epsilon=1.0, t=0.05)
     rho = dp.m.make_smooth_median(*space(101), **p).map(1)
     law = D.LaplaceLogNormal(p["sigma"])
     y, wts = grid(40.0, 8001)
@@ -337,7 +338,7 @@ def test_smooth_sensitivity_meets_the_reduction_on_a_small_universe():
 @pytest.mark.slow
 def test_end_to_end_audit_on_neighbouring_datasets():
     n, bounds = 9, (0.0, 1.0)
-    p = dp.m.smooth_parameters("lln", size=n, epsilon=1.0, t=0.2)
+    p = dp.smooth.smooth_parameters("lln", size=n, epsilon=1.0, t=0.2)
     rho = dp.m.make_smooth_median(*space(n), **p).map(1)
     law = D.LaplaceLogNormal(p["sigma"])
     y, wts = grid(40.0, 8001)
@@ -361,7 +362,7 @@ def test_release_is_statistic_plus_scaled_noise():
     for noise, kw in [("lln", dict(sigma=0.5)), ("student_t", {})]:
         m = dp.m.make_smooth_trimmed_mean(*space(n), m=4, t=0.1, s=0.5, noise=noise, **kw)
         f = float(np.mean(x[4:n - 4]))
-        g = dp.smooth_sensitivity_trimmed_mean(x, 4, 0.1, bounds)
+        g = dp.smooth_sensitivity_trimmed_mean(x, 0.1, bounds, m=4)
         z = np.array([(m(x) - f) * 0.5 / g for _ in range(1500)])
         law = LAWS[noise](shape_of(noise, kw))
         assert stats.kstest(z, law.cdf).pvalue > 1e-3
@@ -414,15 +415,15 @@ def test_bad_domains_fail_at_construction(dom):
 
 def test_bad_helper_and_baseline_input():
     with pytest.raises(dp.MakeError, match="t"):
-        dp.m.smooth_parameters("student_t", size=11, epsilon=0.1, t=1.0)   # t too large for the budget
+        dp.smooth.smooth_parameters("student_t", size=11, epsilon=0.1, t=1.0)   # t too large for the budget
     with pytest.raises(dp.MakeError, match="rho"):
-        dp.m.smooth_parameters("student_t", size=11, rho=0.1, t=0.01)
+        dp.smooth.smooth_parameters("student_t", size=11, rho=0.1, t=0.01)
     with pytest.raises(dp.MakeError, match="name"):
-        dp.m.make_smooth_median_baseline(*space(), "SMOOTHSENS", epsilon=1.0)
+        _baselines.make_smooth_median_baseline(*space(), "SMOOTHSENS", epsilon=1.0)
     with pytest.raises(dp.MakeError, match="delta"):
-        dp.m.make_smooth_median_baseline(*space(), "LAPLACELN", epsilon=1.0)
+        _baselines.make_smooth_median_baseline(*space(), "LAPLACELN", epsilon=1.0)
     with pytest.raises(dp.MakeError, match="delta"):
-        dp.m.make_smooth_median_baseline(*space(), "SMOOTHSENS_eps_delta", epsilon=1.0, delta=0.5)
+        _baselines.make_smooth_median_baseline(*space(), "SMOOTHSENS_eps_delta", epsilon=1.0, delta=0.5)
 
 
 # ---- releases are never NaN ------------------------------------------------------------------
@@ -480,17 +481,17 @@ def test_log_density_lipschitz_constants_used_by_the_proofs(law, L):
 def test_one_step_maps_are_upper_bounds_for_random_parameters(noise, t, s, u, k):
     shape = {"lln": 0.05 + 3 * u, "uln": math.sqrt(2) + 3 * u, "arsinh_normal": 0.05 + 3 * u,
              "student_t": 1 + 20 * u, "polynomial_tail": 1.001 + 10 * u, "laplace": 1e-12 + 0.13 * u}[noise]
-    got = sm.group_map(noise, t, s, shape)(k)
+    got = sm.group_map(sn.NOISES[noise], t, s, shape)(k)
     if noise == "laplace":
         got, exact = got[0], ref_laplace_group(t, s, shape, k) if k > 1 else ref_one_step(noise, t, s, shape)
-    elif noise in sm.ZCDP_NOISES:
+    elif noise in sn.ZCDP_NOISES:
         exact = k * k * ref_one_step(noise, t, s, shape) ** 2 / 2
     else:
         exact = k * ref_one_step(noise, t, s, shape)
     assert got == math.inf or Dd(got) >= exact
 
 
-# ---- floating point: exact releases (section "Floating point" of smooth_common.inc) ----------
+# ---- floating point: exact releases (smooth_common.inc, "The released float") -------------------
 
 @pytest.mark.statistical  # seeded; its false-failure rate is stated below
 def test_trimmed_mean_release_uses_the_exact_mean():
@@ -505,8 +506,8 @@ def test_trimmed_mean_release_uses_the_exact_mean():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("noise,kw,law", [("uln", {}, D.UniformLogNormal(sm.ULN_SIGMA)),
-                                          ("arsinh_normal", {}, D.ArsinhNormal(sm.ARSINH_SIGMA)),
+@pytest.mark.parametrize("noise,kw,law", [("uln", {}, D.UniformLogNormal(sn.ULN_SIGMA)),
+                                          ("arsinh_normal", {}, D.ArsinhNormal(sn.ARSINH_SIGMA)),
                                           ("polynomial_tail", dict(gamma=3.0), D.PolynomialTail(3.0)),
                                           ("laplace", dict(delta=1e-6), D.Laplace(1.0))])
 @rerun_once(seed=4102)

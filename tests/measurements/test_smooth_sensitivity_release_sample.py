@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 import opendp_duff as dp
-from opendp_duff.experiments import _batch
+from opendp_duff.experiments import _baselines, _batch
 from opendp_duff.samplers import seeded_rng_for_tests
 
 from helpers import rerun_once
@@ -54,14 +54,14 @@ def test_same_seed_gives_the_measurements_releases(statistic, m, params):
         first = meas(x)
         one_by_one = np.array([first] + [meas.function(x) for _ in range(k - 1)])
     with seeded_rng_for_tests(11):
-        batched = dp.m.smooth_release_sample(x, bounds=BOUNDS, size=k, statistic=statistic, m=m, **params)
+        batched = _batch.smooth_release_sample(x, bounds=BOUNDS, draws=k, statistic=statistic, m=m, **params)
     assert batched.dtype == np.float64 and batched.shape == (k,)
     assert np.array_equal(one_by_one, batched)
     assert np.unique(batched).size > 1   # they are random draws, not one value repeated
     with seeded_rng_for_tests(12):
         single = meas(x)
     with seeded_rng_for_tests(12):
-        assert dp.m.smooth_release_sample(x, bounds=BOUNDS, size=1, statistic=statistic, m=m,
+        assert _batch.smooth_release_sample(x, bounds=BOUNDS, draws=1, statistic=statistic, m=m,
                                           **params).tolist() == [single]
 
 
@@ -73,12 +73,12 @@ def test_batched_draws_follow_the_release_law(statistic, m, params):
     n = 101
     x = _data(n, seed=2)
     meas = _measurement(statistic, m, n, params)
-    batched = dp.m.smooth_release_sample(x, bounds=BOUNDS, size=3000, statistic=statistic, m=m, **params)
+    batched = _batch.smooth_release_sample(x, bounds=BOUNDS, draws=3000, statistic=statistic, m=m, **params)
     # against T(x) + S^t(x)/s Z with T, S^t and Z's cdf computed independently of the sampler
     if statistic == "median":
         center, S = x[(n + 1) // 2 - 1], dp.smooth_sensitivity_median(x, params["t"], BOUNDS)
     else:
-        center, S = np.mean(x[m:n - m]), dp.smooth_sensitivity_trimmed_mean(x, m, params["t"], BOUNDS)
+        center, S = np.mean(x[m:n - m]), dp.smooth_sensitivity_trimmed_mean(x, params["t"], BOUNDS, m=m)
     z = (batched - center) / (S / params["s"])
     assert stats.kstest(z, _batch.noise_law(params).cdf).pvalue > 1e-3
     # and against fresh releases of the measurement itself (two-sample)
@@ -102,13 +102,13 @@ def test_experiments_batch_uses_the_same_law():
 
 def _bad_calls():
     x = _data(21)
-    good = dict(bounds=BOUNDS, t=0.1, s=0.2, noise="student_t", size=3)
+    good = dict(bounds=BOUNDS, t=0.1, s=0.2, noise="student_t", draws=3)
     yield "t", (x,), dict(good, t=0.0)
     yield "s", (x,), dict(good, s=-1.0)
     yield "s", (x,), dict(good, s=float("nan"))
     yield "noise", (x,), dict(good, noise="gauss")
-    yield "size", (x,), dict(good, size=0)
-    yield "size", (x,), dict(good, size=2.5)
+    yield "draws", (x,), dict(good, draws=0)
+    yield "draws", (x,), dict(good, draws=2.5)
     yield "bounds", (x,), dict(good, bounds=(1.0, 0.0))
     yield "bounds", (x,), dict(good, bounds=(-float("inf"), 1.0))
     yield "statistic", (x,), dict(good, statistic="mean")
@@ -127,15 +127,16 @@ def _bad_calls():
 @pytest.mark.parametrize("name, args, kwargs", list(_bad_calls()))
 def test_release_sample_validates_its_parameters(name, args, kwargs):
     with pytest.raises((dp.MakeError, dp.MakeTypeError), match=name) as info:
-        dp.m.smooth_release_sample(*args, **kwargs)
+        _batch.smooth_release_sample(*args, **kwargs)
     assert "3.14159" not in str(info.value)
     assert isinstance(info.value, (TypeError, ValueError))
 
 
-def test_release_sample_is_exported():
-    assert dp.m.smooth_release_sample is dp.measurements.smooth_sensitivity.smooth_release_sample
-    assert dp.m.smooth_median_baseline_parameters is \
-        dp.measurements.smooth_sensitivity.smooth_median_baseline_parameters
+def test_release_sample_lives_with_the_experiments():
+    # dp.m holds constructors only: the batch sampler and the baselines are experiment helpers
+    assert not hasattr(dp.m, "smooth_release_sample") and not hasattr(dp.m, "smooth_median_baseline_parameters")
+    assert _batch.smooth_release_sample.__module__ == "opendp_duff.experiments._batch"
+    assert _baselines.smooth_median_baseline_parameters.__module__ == "opendp_duff.experiments._baselines"
 
 
 @pytest.mark.slow
@@ -144,8 +145,8 @@ def test_release_sample_is_exported():
 @pytest.mark.parametrize("n, bounds, eps", [(101, (0.0, 1.0), 1.0), (501, (-50.0, 1050.0), 0.3)])
 def test_baseline_map_equals_map_from_public_parameters(name, delta, n, bounds, eps):
     space = _space(n, bounds)
-    base = space >> dp.t.then_sort() >> dp.m.then_smooth_median_baseline(name, epsilon=eps, delta=delta)
-    p = dp.m.smooth_median_baseline_parameters(name, eps, delta, size=n, bounds=bounds)
+    base = space >> dp.t.then_sort() >> _baselines.then_smooth_median_baseline(name, epsilon=eps, delta=delta)
+    p = _baselines.smooth_median_baseline_parameters(name, eps, delta, size=n, bounds=bounds)
     rho = p.pop("rho", None)
     mine = space >> dp.t.then_sort() >> dp.m.then_smooth_median(**p)
     if name.lower() == "laplaceln":
@@ -160,15 +161,15 @@ def test_baseline_map_equals_map_from_public_parameters(name, delta, n, bounds, 
 def test_baseline_parameters_follow_t_and_reference():
     n, bounds, eps, delta = 201, (-50.0, 1050.0), 1.0, 1e-3
     ref = np.random.default_rng(0).standard_normal(n)
-    p = dp.m.smooth_median_baseline_parameters("SMOOTHSENS_eps_delta", eps, delta, size=n, bounds=bounds,
+    p = _baselines.smooth_median_baseline_parameters("SMOOTHSENS_eps_delta", eps, delta, size=n, bounds=bounds,
                                                reference=ref)
-    assert p["t"] == dp.m.choose_smoothing("laplace", n, bounds, epsilon=eps, delta=delta, reference=ref)
-    assert p == dp.m.smooth_parameters("laplace", size=n, epsilon=eps, delta=delta, t=p["t"])
-    q = dp.m.smooth_median_baseline_parameters("LAPLACELN", eps, delta, size=n, bounds=bounds, t=0.05)
+    assert p["t"] == dp.smooth.choose_smoothing("laplace", n, bounds, epsilon=eps, delta=delta, reference=ref)
+    assert p == dp.smooth.smooth_parameters("laplace", size=n, epsilon=eps, delta=delta, t=p["t"])
+    q = _baselines.smooth_median_baseline_parameters("LAPLACELN", eps, delta, size=n, bounds=bounds, t=0.05)
     assert q["t"] == 0.05
     space = _space(n, bounds)
-    a = space >> dp.t.then_sort() >> dp.m.then_smooth_median_baseline("LAPLACELN", eps, delta, reference=ref)
-    b = dp.m.smooth_median_baseline_parameters("LAPLACELN", eps, delta, size=n, bounds=bounds, reference=ref)
+    a = space >> dp.t.then_sort() >> _baselines.then_smooth_median_baseline("LAPLACELN", eps, delta, reference=ref)
+    b = _baselines.smooth_median_baseline_parameters("LAPLACELN", eps, delta, size=n, bounds=bounds, reference=ref)
     b.pop("rho")
     inner = space >> dp.t.then_sort() >> dp.m.then_smooth_median(**b)
     assert a.map(1) == dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(inner), delta).map(1)
@@ -191,4 +192,4 @@ def test_baseline_parameters_follow_t_and_reference():
 ])
 def test_baseline_parameters_validate(name, args, kwargs):
     with pytest.raises((dp.MakeError, dp.MakeTypeError), match=name):
-        dp.m.smooth_median_baseline_parameters(*args, **kwargs)
+        _baselines.smooth_median_baseline_parameters(*args, **kwargs)

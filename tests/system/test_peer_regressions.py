@@ -92,7 +92,7 @@ def test_diffprivlib_107_other_releases(diffprivlib_107):
             >> dp.t.then_clamp(bounds=(0, 500_000)) >> dp.m.then_duff_mode(candidates=[0, 65_000, 250_000], scale=1.0))
     assert mode(x) == 65_000
     smooth = _space(x.size, dp.change_one_distance()) >> dp.m.then_smooth_median(
-        **dp.m.smooth_parameters("student_t", size=x.size, epsilon=1.0, t=0.1))
+        **dp.smooth.smooth_parameters("student_t", size=x.size, epsilon=1.0, t=0.1))
     assert abs(smooth(x.astype(np.float64)) - 65_000) < 1e-6
 
 
@@ -139,5 +139,5 @@ def test_smartnoise_572_smooth_median_is_accurate():
     release is 0 up to S^t/s times Student-T noise: |release| < 1e-6 unless |Z| > 1e25."""
     n = len(SMARTNOISE_572)
     meas = _sn_space(n, dp.change_one_distance()) >> dp.m.then_smooth_median(
-        **dp.m.smooth_parameters("student_t", size=n, epsilon=1.0, t=0.1))
+        **dp.smooth.smooth_parameters("student_t", size=n, epsilon=1.0, t=0.1))
     assert abs(meas(SMARTNOISE_572)) < 1e-6

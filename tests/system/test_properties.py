@@ -25,6 +25,7 @@ from scipy import stats
 
 import opendp_duff as dp
 from opendp_duff.core import Measurement
+from opendp_duff.experiments import _baselines
 from opendp_duff.measures import PrivacyProfile
 from opendp_duff.metrics import (AbsoluteDistance, ChangeOneDistance, InfDifferenceDistance,
                                  SymmetricDistance)
@@ -85,9 +86,9 @@ MEASUREMENTS = {
     "smooth_trimmed_mean": lambda: sorted_space(N, dp.change_one_distance()) >> dp.m.then_smooth_trimmed_mean(
         m=1, t=0.1, s=0.2, noise="student_t"),
     "baseline[SMOOTHSENS_eps]": lambda: sorted_space(N, dp.change_one_distance())
-    >> dp.m.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0),
+    >> _baselines.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0),
     "baseline[LAPLACELN]": lambda: sorted_space(N, dp.change_one_distance())
-    >> dp.m.then_smooth_median_baseline("LAPLACELN", 1.0, 1e-6, t=0.1),
+    >> _baselines.then_smooth_median_baseline("LAPLACELN", 1.0, 1e-6, t=0.1),
     "composition": lambda: dp.c.make_composition([
         sorted_space() >> dp.m.then_duff_median(scale=2.0),
         sorted_space() >> dp.m.then_duff_quantile(alpha=0.9, scale=0.3),

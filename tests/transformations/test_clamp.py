@@ -1,4 +1,4 @@
-"""make_clamp: clamping of lists, tuples and arrays, sortedness and NaN handling, bad bounds."""
+"""make_clamp: clamping of lists, tuples and arrays, sortedness, NaN refused, bad bounds."""
 import math
 
 import numpy as np
@@ -28,14 +28,15 @@ def test_clamp_bad_bounds(bounds):
         dp.t.make_clamp(FLOATS, dp.symmetric_distance(), bounds=bounds)
 
 
-def test_clamp_maps_nan_to_lo_and_accepts_nan_domains():
+def test_clamp_refuses_nan_domains_and_nan_data():
+    # NaN enters only through make_impute_constant: clamp refuses a NaN domain at construction
     nan_space = dp.vector_domain(dp.atom_domain(T=float, nan=True)), dp.symmetric_distance()
-    t = nan_space >> dp.t.then_clamp(bounds=(-1.0, 1.0))
+    with pytest.raises(ValueError, match="make_impute_constant"):
+        nan_space >> dp.t.then_clamp(bounds=(-1.0, 1.0))
+    t = nan_space >> dp.t.then_impute_constant(-1.0) >> dp.t.then_clamp(bounds=(-1.0, 1.0))
     assert t([math.nan, 0.5, math.inf, -math.inf]).tolist() == [-1.0, 0.5, 1.0, -1.0]
     assert not t.output_domain.element_domain.nan
-    # NaN is not a member of the default domain, but raw data may hold it: clamp still bounds it
+    # NaN is not a member of the default domain: refused before clamp runs
     plain = dp.t.make_clamp(FLOATS, dp.symmetric_distance(), bounds=(0.0, 1.0))
-    assert plain([math.nan]).tolist() == [0.0]
-    # a sorted domain that admits NaN loses sortedness through clamp
-    sorted_nan = dp.vector_domain(dp.atom_domain(T=float, nan=True), sorted=True)
-    assert not dp.t.make_clamp(sorted_nan, dp.symmetric_distance(), bounds=(0.0, 1.0)).output_domain.sorted
+    with pytest.raises(dp.errors.NotAMemberValueError, match="NaN"):
+        plain([math.nan])

@@ -18,7 +18,7 @@ import pytest
 
 import opendp_duff as dp
 from helpers import multiset_distance
-from opendp_duff import smooth_sensitivity as ssm
+from opendp_duff.smooth import sensitivity as ssm
 
 
 @pytest.fixture(autouse=True)
@@ -107,9 +107,9 @@ def test_median_and_quantiles_match_formula(t):
         n = len(x)
         r = (n + 1) // 2
         check_close(dp.smooth_sensitivity_median(x, t, BOUNDS), formula_order_stat(x, r, t, BOUNDS))
-        for alpha in (0.0, 0.1, 0.7, 1.0, Fraction(1, 3)):
+        for alpha in (0.001, 0.1, 0.7, 0.999, Fraction(1, 3)):  # ranks 1 and n: alpha in (0, 1)
             rq = max(1, math.ceil(Fraction(str(alpha)) * n))
-            check_close(dp.smooth_sensitivity_quantile(x, alpha, t, BOUNDS),
+            check_close(dp.smooth_sensitivity_quantile(x, t, BOUNDS, alpha=alpha),
                         formula_order_stat(x, rq, t, BOUNDS))
 
 
@@ -120,7 +120,7 @@ def test_trimmed_mean_matches_formula(t):
         n = len(x)
         for m in sorted({0, 1, (n - 1) // 4, (n - 1) // 2}):
             if 2 * m < n:
-                check_close(dp.smooth_sensitivity_trimmed_mean(x, m, t, BOUNDS),
+                check_close(dp.smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=m),
                             formula_trimmed(x, m, t, BOUNDS))
 
 
@@ -134,7 +134,7 @@ def test_median_symmetric_matches_formula(t):
 def test_trimmed_mean_with_one_kept_record_is_the_median_formula():
     x = np.sort(np.random.default_rng(4).normal(size=41))
     for t in (0.01, 0.3):
-        assert dp.smooth_sensitivity_trimmed_mean(x, 20, t, BOUNDS) == dp.smooth_sensitivity_median(
+        assert dp.smooth_sensitivity_trimmed_mean(x, t, BOUNDS, m=20) == dp.smooth_sensitivity_median(
             x, t, BOUNDS)
 
 
@@ -163,9 +163,9 @@ def test_large_n_against_quadratic_brute_force(t):
         for p, q in (((n + 1) // 2,) * 2, (1, n), (n // 5 + 1, n - n // 5), (n // 10, n // 10)):
             exact = _numpy_formula(x, p, q, t, lo, hi)
             if p == q:
-                got = dp.smooth_sensitivity_quantile(x, Fraction(p, n), t, (lo, hi))
+                got = dp.smooth_sensitivity_quantile(x, t, (lo, hi), alpha=Fraction(p, n))
             else:
-                got = dp.smooth_sensitivity_trimmed_mean(x, p - 1, t, (lo, hi))
+                got = dp.smooth_sensitivity_trimmed_mean(x, t, (lo, hi), m=p - 1)
             assert exact * (1 - 1e-14) <= got <= exact * (1 + 1e-8)
 
 
@@ -253,10 +253,10 @@ def _order_statistic(rank):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", (3, 4, 5))
 def test_quantile_equals_definition_change_one(n):
-    for alpha in (0.2, 0.8, 1.0):
+    for alpha in (0.2, 0.8, 0.99):  # 0.99: rank n
         rank = max(1, math.ceil(Fraction(str(alpha)) * n))
         for x in _tiny_datasets(n)[::3]:
-            check_close(dp.smooth_sensitivity_quantile(list(x), alpha, 0.5, (A, B)),
+            check_close(dp.smooth_sensitivity_quantile(list(x), 0.5, (A, B), alpha=alpha),
                         definition_change_one(_order_statistic(rank), x, 0.5))
 
 
@@ -267,7 +267,7 @@ def test_trimmed_mean_equals_definition_change_one(n):
     for m in range((n + 1) // 2):
         f = _trimmed(m)
         for x in _tiny_datasets(n)[::2]:
-            check_close(dp.smooth_sensitivity_trimmed_mean(list(x), m, t, (A, B)),
+            check_close(dp.smooth_sensitivity_trimmed_mean(list(x), t, (A, B), m=m),
                         definition_change_one(f, x, t))
 
 
@@ -341,7 +341,7 @@ def test_garbage_data_never_raises_or_returns_nan():
     for x in ([3.0, 1.0, 2.0], [np.nan, 1.0, 2.0], [np.inf, -np.inf, 0.0], [1e308, -1e308]):
         for f in (lambda d: dp.smooth_sensitivity_median(d, 0.1, (0.0, 1.0)),
                   lambda d: dp.smooth_sensitivity_median(d, 0.1, (0.0, 1.0), metric="symmetric"),
-                  lambda d: dp.smooth_sensitivity_trimmed_mean(d, 0, 0.1, (0.0, 1.0))):
+                  lambda d: dp.smooth_sensitivity_trimmed_mean(d, 0.1, (0.0, 1.0), m=0)):
             assert math.isfinite(f(x))
 
 
@@ -357,11 +357,11 @@ def test_garbage_data_never_raises_or_returns_nan():
     (lambda: dp.smooth_sensitivity_median([], 0.1, (0, 1)), ValueError, "x_sorted"),
     (lambda: dp.smooth_sensitivity_median(["secret"], 0.1, (0, 1)), TypeError, "x_sorted"),
     (lambda: dp.smooth_sensitivity_median([1.0], 0.1, (0, 1), metric="l1"), ValueError, "metric"),
-    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], 1, 0.1, (0, 1)), ValueError, "m"),
-    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], 0.5, 0.1, (0, 1)), TypeError, "m"),
-    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], -1, 0.1, (0, 1)), ValueError, "m"),
-    (lambda: dp.smooth_sensitivity_quantile([1.0], 1.5, 0.1, (0, 1)), ValueError, "alpha"),
-    (lambda: dp.smooth_sensitivity_quantile([1.0], math.nan, 0.1, (0, 1)), ValueError, "alpha"),
+    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], 0.1, (0, 1), m=1), ValueError, "m"),
+    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], 0.1, (0, 1), m=0.5), TypeError, "m"),
+    (lambda: dp.smooth_sensitivity_trimmed_mean([1.0, 2.0], 0.1, (0, 1), m=-1), ValueError, "m"),
+    (lambda: dp.smooth_sensitivity_quantile([1.0], 0.1, (0, 1), alpha=1.5), ValueError, "alpha"),
+    (lambda: dp.smooth_sensitivity_quantile([1.0], 0.1, (0, 1), alpha=math.nan), ValueError, "alpha"),
 ])
 def test_bad_parameters_raise_naming_the_parameter(call, exc, name):
     with pytest.raises(exc) as info:
@@ -372,8 +372,9 @@ def test_bad_parameters_raise_naming_the_parameter(call, exc, name):
 
 def test_quantile_rank_reads_alpha_as_typed():
     x = np.sort(np.random.default_rng(8).normal(size=10))
-    for alpha, rank in ((0.7, 7), (np.float64(0.7), 7), (0.1, 1), (Fraction(3, 10), 3), (0, 1), (1, 10)):
-        assert dp.smooth_sensitivity_quantile(x, alpha, 0.3, BOUNDS) == ssm._window_statistic(
+    for alpha, rank in ((0.7, 7), (np.float64(0.7), 7), (0.1, 1), (Fraction(3, 10), 3), (Fraction(1, 100), 1),
+                        (0.99, 10)):
+        assert dp.smooth_sensitivity_quantile(x, 0.3, BOUNDS, alpha=alpha) == ssm._window_statistic(
             x, rank, rank, 0.3, *BOUNDS)
 
 
