@@ -42,10 +42,12 @@ def _level_window(n: int, scale: float) -> int:
 
 class MeanSampler:
     """The Duff mean mechanism on records y in [lo, hi], lo < hi, 0 <= scale < inf, sampled
-    exactly; ``presorted`` says whether y is sorted (otherwise it is selected, not sorted)."""
+    exactly; ``presorted`` says whether y is sorted (otherwise it is selected, not sorted).
+    y is not modified unless ``owned`` (the caller's own copy, then reordered in place)."""
 
-    def __init__(self, y: np.ndarray, lo: float, hi: float, scale: float, presorted: bool) -> None:
-        self.y, self.lo, self.hi, self.scale = y, lo, hi, scale
+    def __init__(self, y: np.ndarray, lo: float, hi: float, scale: float, presorted: bool,
+                 owned: bool = False) -> None:
+        self.y, self.lo, self.hi, self.scale, self.owned = y, lo, hi, scale, owned
         self.sorted_y = y if presorted else None
         n = self.n = y.size
         self.total = dm._grid_total(y, lo, hi)             # exact sum of the units of all n records
@@ -74,7 +76,8 @@ class MeanSampler:
 
     def _sorted(self) -> np.ndarray:
         if self.sorted_y is None:
-            self.sorted_y = np.sort(self.y)
+            self.sorted_y = self.y if self.owned else self.y.copy()
+            self.sorted_y.sort()
         return self.sorted_y
 
     def _ends(self, K: int) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +87,9 @@ class MeanSampler:
             s = self._sorted()
             small, large = s[:h], s[n - h:][::-1]
         else:  # selection: part[:h] holds the h smallest records, part[n-h:] the h largest
-            part = np.partition(y, [h - 1, n - h]) if h else y[:0]
+            part = y if self.owned else y.copy()
+            if h:
+                part.partition([h - 1, n - h])
             small, large = np.sort(part[:h]), np.sort(part[n - h:])[::-1]
         units = dm._grid_units(small, self.lo, self.hi), dm._grid_units(large, self.lo, self.hi)
         return dm._level_sets_top(units[1], units[0], self.total, n, K, self.lo, self.hi)

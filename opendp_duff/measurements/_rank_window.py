@@ -35,7 +35,7 @@ The interface (ranks are 1-based: the record of rank i is the i-th smallest, tie
 The window's content is a function of the multiset of records alone (sorted values and
 counts are), so every correct source gives the sampler the same inputs and hence the same
 release.  Two sources are here: :class:`SortedRecords` (the input is sorted: slices and
-binary searches, O(window + log n)) and :class:`SelectedRecords` (any order: ``np.partition``
+binary searches, O(window + log n)) and :class:`SelectedRecords` (any order: a partition
 at the two edge ranks, O(n), the window sorted, a tail sorted only when opened).  A
 distributed backend is a third: count n, collect only the window to the driver (e.g. from an
 approximate quantile widened by its rank-error guarantee, with exact counts below its edges),
@@ -102,16 +102,19 @@ class SortedRecords:
 
 
 class SelectedRecords:
-    """A :class:`RankSource` over records in any order (a float64 array, not modified)."""
+    """A :class:`RankSource` over records in any order (a float64 array).  The array is not
+    modified unless ``owned`` (the caller's own copy, which may then be reordered in place)."""
 
-    def __init__(self, x: np.ndarray) -> None:
-        self.x = x
+    def __init__(self, x: np.ndarray, owned: bool = False) -> None:
+        self.x, self.owned = x, owned
         self.n = int(x.size)
 
     def window(self, first: int, last: int) -> RankWindow:
         # after the partition, part[first-1] and part[last-1] are the records of those ranks,
         # every record before first-1 is <= part[first-1], every record after last-1 is >= part[last-1]
-        part = np.partition(self.x, sorted({first - 1, last - 1}))
+        kth = sorted({first - 1, last - 1})
+        part = self.x if self.owned else self.x.copy()
+        part.partition(kth)
         values = np.sort(part[first - 1:last])
         below, above = part[:first - 1], part[last:]
         return RankWindow(self.n, first, values, _tail(below, values[0]), _tail(above, values[-1]))

@@ -293,10 +293,10 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
 def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, scale: float,
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
-    source = SortedRecords if input_domain.sorted else SelectedRecords
-
     def function(x: Any) -> float:
-        return _sample(source(as_array(x)), lo, hi, alpha, scale)
+        y = as_array(x)  # a new array: selection may reorder it in place
+        return _sample(SortedRecords(y) if input_domain.sorted else SelectedRecords(y, owned=True),
+                       lo, hi, alpha, scale)
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)

@@ -354,7 +354,7 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
             return lo
         if math.isinf(scale):  # every piece weighs its width: uniform on [lo, hi]
             return exact_uniform_float(lo, hi)
-        return MeanSampler(as_array(x), lo, hi, scale, presorted).sample()
+        return MeanSampler(as_array(x), lo, hi, scale, presorted, owned=True).sample()  # a new array
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)

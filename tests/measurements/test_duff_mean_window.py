@@ -162,6 +162,9 @@ def test_near_and_block_pieces_are_the_step_function(monkeypatch, tail):
             scale = [0.0, 0.3, 1.0, 4.0][i % 4]
             s = mw.MeanSampler(y, *bounds, scale, True)
             u = mw.MeanSampler(np.random.default_rng(i).permutation(y), *bounds, scale, False)
+            o = mw.MeanSampler(np.random.default_rng(i).permutation(y), *bounds, scale, False, owned=True)
+            assert np.array_equal(o.left, u.left) and np.array_equal(o.numer, u.numer)
+            assert all(np.array_equal(a, b) for a, b in zip(all_pieces(o), all_pieces(u), strict=True))
             assert np.array_equal(s.left, u.left) and np.array_equal(s.right, u.right)
             assert np.array_equal(s.numer, u.numer) and s.K == u.K
             assert [(b.numer_up, b.left_up, b.right_up) for b in s.blocks] == \

@@ -74,6 +74,9 @@ def test_selected_window_equals_sorted_window():
             pairs.add((a, b))
         for a, b in pairs:
             same_window(SelectedRecords(z).window(a, b), SortedRecords(y).window(a, b))
+            mine = z.copy()  # owned: reordered in place, same window
+            same_window(SelectedRecords(mine, owned=True).window(a, b), SortedRecords(y).window(a, b))
+            assert np.array_equal(np.sort(mine), y)
             w = SortedRecords(y).window(a, b)
             # the definitions, directly: counts of tail records equal to the window's ends
             assert w.left.ties == int(np.sum(y[:a - 1] == y[a - 1])), name
