@@ -226,6 +226,7 @@ def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
                         "(add/remove neighbours, [GM-Duff] Definition 1)")
+    assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     return elem.bounds
 
 

@@ -346,6 +346,7 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+    assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     lo, hi = float(elem.bounds[0]), float(elem.bounds[1])
     bounds, presorted = (lo, hi), bool(input_domain.sorted)
 
