@@ -24,7 +24,7 @@ import attrs
 from . import _pyspark as ps
 from .domain import SparkColumn, quoted
 
-__all__ = ["Batch", "SparkPart", "make_parts", "keyed_rows", "shared", "KID", "VAL"]
+__all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
 
 KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
 _KEY = "__opendp_key"
@@ -83,7 +83,7 @@ class SparkPart:
         return getattr(self.dataframe(), name)
 
 
-def make_parts(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[SparkPart]:
+def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[SparkPart]:
     """One part per public key, in key order, sharing one new :class:`Batch` (no Spark call)."""
     batch = Batch(frame, by, T, keys)
     return [SparkPart(batch, i) for i in range(len(keys))]

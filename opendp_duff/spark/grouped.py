@@ -18,7 +18,7 @@ from ..errors import DomainMismatch, MakeError, MakeTypeError, MetricMismatch
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric, SymmetricDistance
 from . import collection
-from ._parts import make_parts
+from ._parts import split_by_keys
 from .domain import SparkFrameDomain
 from .transformations import check_metric
 
@@ -129,7 +129,7 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
 
     def function(frame: Any) -> tuple[Any, ...]:
         with collection.release():
-            return tuple(inner(part) for part in make_parts(frame, by, T, public))
+            return tuple(inner(part) for part in split_by_keys(frame, by, T, public))
 
     return Measurement(input_domain, input_metric, measurement.output_measure, function,
                        lambda d_in: parallel_map(measurement, d_in))

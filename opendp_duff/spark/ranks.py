@@ -82,13 +82,15 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
 
 def bracket(n: int, first: int, last: int, fractions: list[float], quantiles: list[float],
             accuracy: int) -> tuple[float, float]:
-    """(a, b): the approximate quantiles of the widest ladder fractions p whose rank
-    guarantee |rank - p n| <= n / accuracy puts a at a rank < first and b at a rank >= last
-    (so a <= y_first and y_last <= b when the guarantee holds); -inf / +inf if none."""
+    """(a, b) with a <= b: the approximate quantiles of the widest ladder fractions p whose
+    rank guarantee |rank - p n| <= n / accuracy puts a at a rank < first and b at a rank
+    >= last (so a <= y_first and y_last <= b when the guarantee holds); -inf / +inf if none
+    (and both, should the approximation be out of order)."""
     err = n / accuracy + 1.0
     below = [q for p, q in zip(fractions, quantiles, strict=True) if p * n + err <= first - 1]
     above = [q for p, q in zip(fractions, quantiles, strict=True) if p * n - err >= last]
-    return (below[-1] if below else -math.inf), (above[0] if above else math.inf)
+    a, b = (below[-1] if below else -math.inf), (above[0] if above else math.inf)
+    return (a, b) if a <= b else (-math.inf, math.inf)
 
 
 class KeyRanks:

@@ -10,7 +10,7 @@ import pytest
 
 from opendp_duff.measurements._rank_window import SelectedRecords
 from opendp_duff.spark import collection, ranks
-from opendp_duff.spark._parts import keyed_rows, make_parts
+from opendp_duff.spark._parts import keyed_rows, split_by_keys
 from opendp_duff.spark.domain import SparkColumn
 
 pytestmark = pytest.mark.spark
@@ -36,7 +36,7 @@ def grouped(spark):
     data = _datasets()
     rows = [(float(v), k) for k, xs in data.items() for v in xs]
     frame = spark.createDataFrame(rows, "x double, g long")
-    parts = make_parts(frame, "g", int, tuple(data))
+    parts = split_by_keys(frame, "g", int, tuple(data))
     return data, parts
 
 

@@ -9,7 +9,7 @@ import pytest
 import opendp_duff as dp
 from opendp_duff.spark import (make_spark_sum, spark_frame_domain, then_spark_clamp, then_spark_select_column,
                                then_spark_sum)
-from opendp_duff.spark._parts import keyed_rows, make_parts
+from opendp_duff.spark._parts import keyed_rows, split_by_keys
 from opendp_duff.spark.domain import SparkColumn
 from opendp_duff.spark.sum import exact_sums, grid_floor, limb_exponents
 
@@ -25,7 +25,7 @@ def test_grouped_exact_sums_equal_fsum(spark):
               2: np.array([0.0, -0.0]),
               3: np.array([])}
     frame = spark.createDataFrame([(float(v), k) for k, xs in groups.items() for v in xs], "x double, g long")
-    rows, n_keys = keyed_rows(SparkColumn(make_parts(frame, "g", int, tuple(groups))[0], float, X))
+    rows, n_keys = keyed_rows(SparkColumn(split_by_keys(frame, "g", int, tuple(groups))[0], float, X))
     sums = exact_sums(rows, n_keys, limb_exponents(2e5, grid_floor(rows)))
     assert sums == [math.fsum(groups[k].tolist()) for k in groups]
     assert sums[0] != float(np.sum(groups[0]))   # the data does defeat a float sum
