@@ -22,9 +22,10 @@ from typing import Any
 import attrs
 
 from . import _pyspark as ps
+from . import collection
 from .domain import SparkColumn, quoted
 
-__all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
+__all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "release", "KID", "VAL"]
 
 KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
 _KEY = "__opendp_key"
@@ -40,6 +41,7 @@ class Batch:
     T: type
     keys: tuple[Any, ...]
     results: dict[Any, Any] = attrs.field(factory=dict)
+    log: collection.CollectionLog = attrs.field(factory=collection.CollectionLog)
 
     def shared(self, name: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``name`` is asked for, the cached result after."""
@@ -113,3 +115,9 @@ def shared(column: SparkColumn, token: Any, compute: Callable[[Any, int], list[A
     part = column.frame
     return part.batch.shared((token, column.steps), lambda: compute(*keyed_rows(column)))[part.index]
 # [end:shared]
+
+
+def release(frame: Any) -> Any:
+    """The release context of a statistic or measurement on ``frame``: the parts of one
+    grouped release share their batch's log, so the log counts the whole grouped release."""
+    return collection.release(frame.batch.log if isinstance(frame, SparkPart) else None)

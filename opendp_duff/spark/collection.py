@@ -64,13 +64,14 @@ def current() -> CollectionLog:
 
 
 @contextlib.contextmanager
-def release() -> Iterator[CollectionLog]:
-    """Run a release under a fresh log, or under the enclosing one when nested (a grouped
-    release runs the per-key releases inside itself); the outermost becomes the last log."""
+def release(log: CollectionLog | None = None) -> Iterator[CollectionLog]:
+    """Run a release under the enclosing release's log when nested, else under ``log`` (the
+    log of a grouped release's batch, shared by its per-key releases) or a fresh one; when it
+    ends, that log is the last one."""
     if _state["current"] is not None:
         yield _state["current"]
         return
-    log = _state["current"] = CollectionLog()
+    log = _state["current"] = log if log is not None else CollectionLog()
     try:
         yield log
     finally:

@@ -20,8 +20,7 @@ from ..measurements.noisy_max import make_report_noisy_max_gumbel
 from ..measurements._rank_window import RankWindow
 from ..metrics import Metric
 from ..transformations.count_by_candidates import validate_candidates
-from . import collection
-from ._parts import shared
+from ._parts import release, shared
 from .domain import SparkColumn, SparkColumnDomain
 from .ranks import ACCURACY, KeyRanks, spark_rank_sources
 from .transformations import column_space, make_spark_count_by_candidates
@@ -147,7 +146,7 @@ def _quantile(input_domain: SparkColumnDomain, input_metric: Metric, local: Meas
     token = object()
 
     def function(column: SparkColumn) -> float:
-        with collection.release():
+        with release(column.frame):
             return float(_sample(_ColumnRanks(column, token, alpha, scale), lo, hi, alpha, scale))
 
     return Measurement(input_domain, input_metric, local.output_measure, function, local.privacy_map)
@@ -196,7 +195,7 @@ def make_spark_duff_mode(input_domain: SparkColumnDomain, input_metric: Metric, 
     chain = make_chain_mt(report, counts)
 
     def function(column: SparkColumn) -> Any:
-        with collection.release():
+        with release(column.frame):
             return cands[chain.function(column)]
 
     return Measurement(input_domain, input_metric, chain.output_measure, function, chain.privacy_map)

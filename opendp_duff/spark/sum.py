@@ -23,7 +23,7 @@ from ..metrics import Metric
 from ..transformations.sum import make_sum
 from . import _pyspark as ps
 from . import collection
-from ._parts import KID, VAL, shared
+from ._parts import KID, VAL, release, shared
 from .domain import SparkColumn, SparkColumnDomain
 from .transformations import column_space
 
@@ -128,7 +128,7 @@ def make_spark_sum(input_domain: SparkColumnDomain, input_metric: Metric) -> Tra
         return exact_sums(rows, n_keys, limb_exponents(M, grid_floor(rows)))
 
     def function(column: SparkColumn) -> float:
-        with collection.release():
+        with release(column.frame):
             return float(shared(column, token, sums))
 
     return Transformation(input_domain, local.output_domain, input_metric, local.output_metric,

@@ -22,7 +22,7 @@ from ..metrics import AbsoluteDistance, InfDifferenceDistance, Metric, Symmetric
 from ..transformations.count_by_candidates import validate_candidates
 from . import _pyspark as ps
 from . import collection
-from ._parts import KID, VAL, shared
+from ._parts import KID, VAL, release, shared
 from .domain import SparkColumn, SparkColumnDomain, SparkFrameDomain
 
 __all__ = ["make_spark_select_column", "then_spark_select_column", "make_spark_clamp", "then_spark_clamp",
@@ -192,7 +192,7 @@ def make_spark_count(input_domain: SparkColumnDomain | SparkFrameDomain, input_m
 
     def function(x: Any) -> int:
         column = x if isinstance(x, SparkColumn) else SparkColumn(x, int, (("row",),))
-        with collection.release():
+        with release(column.frame):
             return int(shared(column, token, counts))
 
     return Transformation(input_domain, out, input_metric, AbsoluteDistance(int), function, lambda d_in: d_in)
@@ -254,7 +254,7 @@ def make_spark_count_by_candidates(input_domain: SparkColumnDomain, input_metric
         return out
 
     def function(column: SparkColumn) -> np.ndarray:
-        with collection.release():
+        with release(column.frame):
             return shared(column, token, counts).copy()
 
     return Transformation(input_domain, out, input_metric, InfDifferenceDistance(), function,
