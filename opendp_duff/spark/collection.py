@@ -8,10 +8,10 @@ one top-level call of a Spark measurement's function (a grouped release is one r
 log is :func:`last_collection` once it returns.
 
 The stated bound (proved in ``proofs/spark/ranks/spark_rank_windows.tex``): a Duff quantile
-release reads, per key, at most ``len(ladder)`` approximate quantiles and at most
-``last - first + 1`` window values (the distinct values of the window, each with its
-multiplicity), plus the distinct values of a tail only when the sampler opens that tail;
-counts, candidate counts and sums read no data values, only aggregates.
+release reads, per key, at most ``last - first + 1`` data values (the distinct values of its
+rank window, each with its multiplicity), plus the distinct values of a tail only when the
+sampler opens that tail and it is not all ties; everything else it reads is counts (sizes,
+histogram bins meeting the window).  Counts, candidate counts and sums read no data value.
 """
 from __future__ import annotations
 

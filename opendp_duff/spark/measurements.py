@@ -22,7 +22,7 @@ from ..metrics import Metric
 from ..transformations.count_by_candidates import validate_candidates
 from ._parts import release, shared
 from .domain import SparkColumn, SparkColumnDomain
-from .ranks import ACCURACY, KeyRanks, spark_rank_sources
+from .ranks import KeyRanks, spark_rank_sources
 from .transformations import column_space, make_spark_count_by_candidates
 
 __all__ = ["make_spark_duff_quantile", "then_spark_duff_quantile", "make_spark_duff_median",
@@ -33,14 +33,15 @@ class _ColumnRanks:
     """The rank source of one Spark column (or of one part of a grouped release), computed
     on first use: reading ``n`` runs the shared passes (:mod:`opendp_duff.spark.ranks`)."""
 
-    def __init__(self, column: SparkColumn, token: object, alpha: Fraction, scale: float) -> None:
-        self._args = column, token, alpha, scale
+    def __init__(self, column: SparkColumn, token: object, alpha: Fraction, scale: float,
+                 bounds: tuple[float, float]) -> None:
+        self._args = column, token, alpha, scale, bounds
         self._source: KeyRanks | None = None
 
     def _get(self) -> KeyRanks:
         if self._source is None:
-            column, token, alpha, scale = self._args
-            self._source = shared(column, token, lambda rows, k: spark_rank_sources(rows, k, alpha, scale, ACCURACY))
+            column, token, alpha, scale, (lo, hi) = self._args
+            self._source = shared(column, token, lambda rows, k: spark_rank_sources(rows, k, alpha, scale, lo, hi))
         return self._source
 
     @property
@@ -56,11 +57,12 @@ def make_spark_duff_quantile(input_domain: SparkColumnDomain, input_metric: Metr
     """Release a point near the alpha-quantile of a Spark column: the Duff exponential mechanism.
 
     The Spark form of :func:`opendp_duff.measurements.make_duff_quantile`: the same release
-    law, the same privacy map.  Spark computes the rank window the sampler reads (n, the
-    window's values with their ties, in two aggregations; a tail by one more pass only if
-    the sampler opens it; :mod:`opendp_duff.spark.ranks`), and the single-machine sampler
-    draws on the driver.  Per release the driver receives at most the ladder's approximate
-    quantiles and the window's distinct values (:mod:`opendp_duff.spark.collection`).
+    law, the same privacy map.  Spark computes the rank window the sampler reads (n, an
+    exact histogram bracketing the window, the window's values with their ties: usually
+    three aggregations; a tail by one more pass only if the sampler opens it;
+    :mod:`opendp_duff.spark.ranks`), and the single-machine sampler draws on the driver.
+    Per release the driver receives at most the window's distinct values, and counts
+    (:mod:`opendp_duff.spark.collection`).
 
     Contract:
         * Input domain: ``SparkColumnDomain(atom_domain(T=float, bounds=(a, b)))``, a <= b
@@ -81,8 +83,7 @@ def make_spark_duff_quantile(input_domain: SparkColumnDomain, input_metric: Metr
 
     Proof: ``proofs/spark/measurements/make_spark_duff_quantile.tex``.
 
-    References: [GM-Duff] Definition 8, Lemma 1, §4.1, §5; [GK01] (the approximate quantiles
-    that choose the window's bracket; they affect the cost only).
+    References: [GM-Duff] Definition 8, Lemma 1, §4.1, §5.
 
     Example:
         >>> import opendp_duff as dp
@@ -147,7 +148,7 @@ def _quantile(input_domain: SparkColumnDomain, input_metric: Metric, local: Meas
 
     def function(column: SparkColumn) -> float:
         with release(column.frame):
-            return float(_sample(_ColumnRanks(column, token, alpha, scale), lo, hi, alpha, scale))
+            return float(_sample(_ColumnRanks(column, token, alpha, scale, (lo, hi)), lo, hi, alpha, scale))
 
     return Measurement(input_domain, input_metric, local.output_measure, function, local.privacy_map)
 # [end:spark_quantile_release]

@@ -6,21 +6,20 @@ first..last (the records of those ranks sorted, and for each tail outside it the
 ties with the window's end and a callable returning the tail sorted).  Here that source is
 computed by Spark, for every key of a grouped release at once:
 
-1. **Sizes and a ladder of approximate quantiles** (one aggregation): per key, n and
-   ``percentile_approx`` at the fixed fractions alpha +- 2^-j, whose rank error is at most
-   n / accuracy [GK01].  From n the driver computes the ranks the sampler will ask for
-   (:func:`sampler_ranks`) and picks, per key, the ladder values a <= y_first and
-   b >= y_last (the widest fractions whose guarantee still brackets the window), or
-   -inf / +inf when no fraction does.
-2. **The window** (one aggregation): per key, the rows are split into below a, within
-   [a, b], above b; those within are grouped by value and counted, a running sum over
-   the values in order gives each value's exact range of ranks, and only the values whose
-   range meets [first, last] reach the driver, with their multiplicities, plus the counts
-   below and above.  The exact counts pin the ranks: the approximate quantiles only choose
-   how much is shuffled, never what is returned.  A key whose bracket missed its window
-   (the approximation's guarantee failed) is computed again with no bracket.
-3. **A tail** (one pass, only if the sampler opens it): the distinct values below y_first
-   (above y_last) with their multiplicities, and the ties with the window's end.
+1. **Sizes** (one aggregation): n per key.  From n the driver computes the ranks the sampler
+   will ask for (:func:`sampler_ranks`).
+2. **Brackets** (:mod:`opendp_duff.spark._brackets`, usually one aggregation, at most four):
+   exact histograms over public bins narrow each key's rows to an interval of values that
+   holds its window; only the counts of the few bins meeting the window reach the driver.
+3. **The window** (one aggregation): per key, the rows are split into below, inside and above
+   the bracket; the inside rows are grouped by value and counted, a running sum over the
+   values in order gives each value's exact range of ranks, and only the values whose range
+   meets [first, last] reach the driver, with their multiplicities, plus the counts below
+   and above.  The exact counts pin the ranks: the brackets only choose how much is
+   shuffled, never what is returned.  A key whose bracket missed its window is computed
+   again with no bracket.
+4. **A tail** (one pass, only if the sampler opens it and it is not all ties): the distinct
+   values below y_first (above y_last) with their multiplicities.
 
 The windows and tails returned are a function of each key's multiset of records alone, the
 same as :class:`~opendp_duff.measurements._rank_window.SelectedRecords` returns on those
@@ -29,8 +28,7 @@ from exactly the single-machine law.
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -41,11 +39,10 @@ from ..measurements._rank_window import RankWindow, Tail
 from ..measurements.duff import _window
 from . import _pyspark as ps
 from . import collection
+from ._brackets import Level, choose_levels, level_table, side
 from ._parts import KID, VAL
 
-__all__ = ["ACCURACY", "SparkDataChanged", "KeyRanks", "ladder", "sampler_ranks", "spark_rank_sources"]
-
-ACCURACY = 10_000   # percentile_approx accuracy: rank error at most n / ACCURACY
+__all__ = ["SparkDataChanged", "KeyRanks", "sampler_ranks", "spark_rank_sources", "window_pass"]
 
 
 class SparkDataChanged(RuntimeError):
@@ -54,16 +51,6 @@ class SparkDataChanged(RuntimeError):
     def __init__(self) -> None:
         super().__init__("the DataFrame gave different rows to two passes of one release; "
                          "make it deterministic (cache or checkpoint it) before releasing")
-
-
-def ladder(alpha: Fraction, accuracy: int) -> list[float]:
-    """alpha and the fixed fractions alpha - alpha 2^-j and alpha + (1 - alpha) 2^-j for
-    j = 1 .. ceil(log2 accuracy) + 1: each side halves its distance to alpha at every step,
-    so their quantiles bracket a window of any width within a factor 2 of its width plus
-    the rank error (or the bracket is open on that side)."""
-    a = float(alpha)
-    steps = [2.0 ** -j for j in range(1, math.ceil(math.log2(accuracy)) + 2)]
-    return sorted({a} | {p for d in steps for p in (a - a * d, a + (1 - a) * d) if 0.0 < p < 1.0})
 
 
 def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
@@ -78,19 +65,6 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
     r = quantile_best_gap(n, P, Q)
     k = _window(n, scale)
     return max(r - k, 1), min(r + k + 1, n)
-
-
-def bracket(n: int, first: int, last: int, fractions: list[float], quantiles: list[float],
-            accuracy: int) -> tuple[float, float]:
-    """(a, b) with a <= b: the approximate quantiles of the widest ladder fractions p whose
-    rank guarantee |rank - p n| <= n / accuracy puts a at a rank < first and b at a rank
-    >= last (so a <= y_first and y_last <= b when the guarantee holds); -inf / +inf if none
-    (and both, should the approximation be out of order)."""
-    err = n / accuracy + 1.0
-    below = [q for p, q in zip(fractions, quantiles, strict=True) if p * n + err <= first - 1]
-    above = [q for p, q in zip(fractions, quantiles, strict=True) if p * n - err >= last]
-    a, b = (below[-1] if below else -math.inf), (above[0] if above else math.inf)
-    return (a, b) if a <= b else (-math.inf, math.inf)
 
 
 class KeyRanks:
@@ -109,24 +83,19 @@ class KeyRanks:
 
 
 # [proof:spark_rank_sources]
-def spark_rank_sources(rows: Any, n_keys: int, alpha: Fraction, scale: float,
-                       accuracy: int = ACCURACY) -> list[KeyRanks]:
+def spark_rank_sources(rows: Any, n_keys: int, alpha: Fraction, scale: float, lo: float,
+                       hi: float) -> list[KeyRanks]:
     """One rank source per key index 0..n_keys-1 of ``rows`` (columns KID, VAL: finite
-    floats without -0.0), in two passes: sizes and ladder, then the windows."""
+    floats of [lo, hi] without -0.0): sizes, brackets, then the windows."""
     F = ps.functions()
-    fractions = ladder(alpha, accuracy)
-    stats = collection.collect(rows.groupBy(KID).agg(
-        F.count(F.lit(1)).alias("n"), F.percentile_approx(VAL, fractions, accuracy).alias("q")))
     n = dict.fromkeys(range(n_keys), 0)
-    quantiles: dict[int, list[float]] = {}
-    for row in stats:
-        n[row[KID]], quantiles[row[KID]] = int(row["n"]), [float(q) for q in row["q"]]
-        collection.current().note(row[KID], values=len(fractions), counts=1)
-    ranks = {k: sampler_ranks(n[k], alpha, scale) for k in range(n_keys)}
-    plan = {k: (*r, *bracket(n[k], *r, fractions, quantiles[k], accuracy))
-            for k, r in ranks.items() if r is not None}
-    windows = window_pass(rows, plan, n)
-    missed = {k: (*plan[k][:2], -math.inf, math.inf) for k, w in windows.items() if w is None}
+    for row in collection.collect(rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"))):
+        n[row[KID]] = int(row["n"])
+        collection.current().note(row[KID], counts=1)
+    ranks = {k: r for k in range(n_keys) if (r := sampler_ranks(n[k], alpha, scale)) is not None}
+    levels = choose_levels(rows, n, ranks, lo, hi)
+    windows = window_pass(rows, {k: (*r, levels[k]) for k, r in ranks.items()}, n)
+    missed = {k: (*ranks[k], ()) for k, w in windows.items() if w is None}
     if missed:
         windows.update(window_pass(rows, missed, n))
     if any(w is None for w in windows.values()):
@@ -134,31 +103,27 @@ def spark_rank_sources(rows: Any, n_keys: int, alpha: Fraction, scale: float,
 
     def compute(k: int) -> Callable[[int, int], RankWindow]:
         def one(first: int, last: int) -> RankWindow:
-            w = window_pass(rows, {k: (first, last, -math.inf, math.inf)}, n)[k]
+            w = window_pass(rows, {k: (first, last, ())}, n)[k]
             if w is None:
                 raise SparkDataChanged()
             return w
         return one
-    return [KeyRanks(n[k], ranks[k], windows.get(k), compute(k)) for k in range(n_keys)]
+    return [KeyRanks(n[k], ranks.get(k), windows.get(k), compute(k)) for k in range(n_keys)]
 # [end:spark_rank_sources]
 
 
 # [proof:window_pass]
-def window_pass(rows: Any, plan: dict[int, tuple[int, int, float, float]],
+def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]],
                 n: dict[int, int]) -> dict[int, RankWindow | None]:
-    """One aggregation: for each key k of ``plan`` = {k: (first, last, a, b)}, the window of
-    ranks first..last if [a, b] contains it, else None."""
-    F, W, t = ps.functions(), ps.window(), ps.types()
-    schema = t.StructType([t.StructField(KID, t.IntegerType(), False)] + [
-        t.StructField(c, t.DoubleType() if c in "ab" else t.LongType(), False)
-        for c in ("first", "last", "a", "b")])
-    table = rows.sparkSession.createDataFrame(
-        [(k, first, last, a, b) for k, (first, last, a, b) in plan.items()], schema)
+    """One aggregation: for each key k of ``plan`` = {k: (first, last, levels)}, the window of
+    ranks first..last if the inside of its levels holds it, else None."""
+    F, W = ps.functions(), ps.window()
+    depth = max(len(levels) for _, _, levels in plan.values())
+    table = level_table(rows.sparkSession, plan, depth)
     x = F.col(VAL)
-    side = F.when(x < F.col("a"), -1).when(x > F.col("b"), 1).otherwise(0)
+    s = side(x, depth)
     groups = rows.join(F.broadcast(table), KID).groupBy(
-        KID, "first", "last", side.alias("s"), F.when(side == 0, x).alias("v")).agg(
-        F.count(F.lit(1)).alias("c"))
+        KID, "first", "last", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
     running = W.partitionBy(KID).orderBy("s", "v").rowsBetween(W.unboundedPreceding, W.currentRow)
     groups = groups.withColumn("cum", F.sum("c").over(running)).withColumn(
         "tot", F.sum("c").over(W.partitionBy(KID)))
@@ -167,7 +132,7 @@ def window_pass(rows: Any, plan: dict[int, tuple[int, int, float, float]],
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
     for row in got:
         by_key[row[KID]].append(row)
-    return {k: _assemble(rows, k, n[k], first, last, by_key[k]) for k, (first, last, _, _) in plan.items()}
+    return {k: _assemble(rows, k, n[k], first, last, by_key[k]) for k, (first, last, _) in plan.items()}
 
 
 def _assemble(rows: Any, k: int, n: int, first: int, last: int, got: list[Any]) -> RankWindow | None:

@@ -1,16 +1,17 @@
 """Rank windows computed by Spark equal the single-machine ones exactly (SelectedRecords on the
 same records): values, counts, ties at both edges and the tails when opened, for many keys in
 the same passes, with ties across the window's edges, all-equal data, n below the window, an
-empty key, a window other than the predicted one (an extra pass), and a bracket that misses
-its window (the recomputation without bracket).  Deterministic: no randomness is drawn."""
+empty key, brackets of several histogram levels, a window other than the predicted one (an
+extra pass), and a bracket that misses its window (the recomputation without bracket); the
+side of a value under any levels is non-decreasing.  Deterministic: no randomness is drawn."""
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from opendp_duff.measurements._rank_window import SelectedRecords
-from opendp_duff.spark import collection, ranks
-from opendp_duff.spark._parts import keyed_rows, split_by_keys
+from opendp_duff.spark import _brackets, collection, ranks
+from opendp_duff.spark._parts import KID, VAL, keyed_rows, split_by_keys
 from opendp_duff.spark.domain import SparkColumn
 
 pytestmark = pytest.mark.spark
@@ -49,17 +50,19 @@ def _same(w, local, open_tails=True):
             assert np.array_equal(a.values(), np.sort(b.values()))
 
 
-def _sources(parts, alpha, scale, accuracy=ranks.ACCURACY):
+def _sources(parts, alpha, scale):
     rows, n_keys = keyed_rows(SparkColumn(parts[0], float, X))
-    return ranks.spark_rank_sources(rows, n_keys, alpha, scale, accuracy)
+    return ranks.spark_rank_sources(rows, n_keys, alpha, scale, -10.0, 10.0)
 
 
-@pytest.mark.parametrize("alpha, scale", [(HALF, 2.0), (Fraction(9, 10), 0.5)])
-def test_windows_of_every_key_equal_the_local_ones(grouped, alpha, scale):
+@pytest.mark.parametrize("alpha, scale, bins, passes", [(HALF, 2.0, 1024, 2), (Fraction(9, 10), 0.5, 16, 3)])
+def test_windows_of_every_key_equal_the_local_ones(grouped, monkeypatch, alpha, scale, bins, passes):
     data, parts = grouped
+    monkeypatch.setattr(_brackets, "BINS", bins)
     with collection.release() as log:
         sources = _sources(parts, alpha, scale)
-    assert log.actions == 2                      # sizes and ladder, then every window
+    # sizes, windows, and one bracket level or more when a key holds much more than its window
+    assert passes <= log.actions <= passes + _brackets.MAX_LEVELS - 1 and (bins < 1024 or log.actions == 2)
     for k, xs in data.items():
         src = sources[k]
         assert src.n == xs.size
@@ -81,8 +84,8 @@ def test_another_window_is_computed_by_one_more_pass(grouped):
 
 def test_a_bracket_that_misses_is_recomputed_without_bracket(grouped, monkeypatch):
     data, parts = grouped
-    # brackets above every record: the window is outside them, so the second pass must run
-    monkeypatch.setattr(ranks, "bracket", lambda *args: (1e9, 2e9))
+    # a level whose inside is empty (y = 0 < 5 for every value): every row is below it
+    monkeypatch.setattr(ranks, "choose_levels", lambda rows, n, r, lo, hi: {k: ((0.0, 0.0, 5.0, 6.0),) for k in r})
     with collection.release() as log:
         sources = _sources(parts, HALF, 2.0)
     assert log.actions == 3
@@ -91,22 +94,25 @@ def test_a_bracket_that_misses_is_recomputed_without_bracket(grouped, monkeypatc
         _same(sources[k].window(first, last), SelectedRecords(data[k]).window(first, last), open_tails=False)
 
 
-def test_ungrouped_column_and_a_small_accuracy(spark):
-    xs = np.random.default_rng(3).integers(0, 40, size=2000).astype(float)
+def test_several_levels_and_ties(spark, monkeypatch):
+    monkeypatch.setattr(_brackets, "BINS", 4)      # coarse bins: the bracket needs several levels
+    xs = np.concatenate([np.random.default_rng(3).uniform(0, 1, size=3000), np.full(500, 0.5)])
     frame = spark.createDataFrame([(float(v),) for v in xs], "x double")
     rows, n_keys = keyed_rows(SparkColumn(frame, float, X))
     assert n_keys == 1
-    src = ranks.spark_rank_sources(rows, 1, HALF, 1.0, accuracy=50)   # rank error up to n/50
-    first, last = ranks.sampler_ranks(xs.size, HALF, 1.0)
+    with collection.release() as log:
+        src = ranks.spark_rank_sources(rows, 1, HALF, 0.5, 0.0, 1.0)
+    assert log.actions >= 4                         # sizes, two levels or more, windows
+    first, last = ranks.sampler_ranks(xs.size, HALF, 0.5)
     _same(src[0].window(first, last), SelectedRecords(xs).window(first, last))
 
 
-def test_ladder_and_bracket_arithmetic():
-    fr = ranks.ladder(HALF, 1000)
-    assert fr == sorted(fr) and all(0 < p < 1 for p in fr) and 0.5 in fr
-    assert (min(fr), max(fr)) == (0.25, 0.75) and len(fr) == 2 * 11 + 1
-    assert 0 < 0.5 - fr[10] < 1 / 1000 and 0 < fr[12] - 0.5 < 1 / 1000
-    q = [p * 100 for p in fr]                    # quantiles of 0..100 at the fractions
-    a, b = ranks.bracket(10_000, 4000, 6000, fr, q, 1000)
-    assert a <= 40 and b >= 60 and np.isfinite(a) and np.isfinite(b)
-    assert ranks.bracket(10, 1, 10, fr, q, 1000) == (-np.inf, np.inf)
+def test_the_side_is_non_decreasing_in_the_value(spark):
+    from pyspark.sql import functions as F
+    xs = sorted({float(v) for v in np.random.default_rng(4).normal(size=300)} | {-1e300, 1e300, 0.0})
+    levels = ((-1.0, 100.0, 20.0, 170.0), (-0.7, 3000.0, -1.0, 900.0), (-0.5, 1e9, 3.0, 1024.0))
+    table = _brackets.level_table(spark, {0: (1, 1, levels)}, 3)
+    frame = spark.createDataFrame([(0, v) for v in xs], f"{KID} int, {VAL} double")
+    got = frame.join(table, KID).select(VAL, _brackets.side(F.col(VAL), 3).alias("s")).collect()
+    sides = [r["s"] for r in sorted(got, key=lambda r: r[VAL])]
+    assert sides == sorted(sides) and set(sides) == {-1, 0, 1}
