@@ -85,7 +85,7 @@ def test_another_window_is_computed_by_one_more_pass(grouped):
 def test_a_bracket_that_misses_is_recomputed_without_bracket(grouped, monkeypatch):
     data, parts = grouped
     # a level whose inside is empty (y = 0 < 5 for every value): every row is below it
-    monkeypatch.setattr(ranks, "choose_levels", lambda rows, n, r, lo, hi: {k: ((0.0, 0.0, 5.0, 6.0),) for k in r})
+    monkeypatch.setattr(ranks, "choose_levels", lambda rows, n, r, lo, hi: {k: ((0.0, 0.0, 5.0, 6.0, 8.0),) for k in r})
     with collection.release() as log:
         sources = _sources(parts, HALF, 2.0)
     assert log.actions == 3
@@ -110,7 +110,7 @@ def test_several_levels_and_ties(spark, monkeypatch):
 def test_the_side_is_non_decreasing_in_the_value(spark):
     from pyspark.sql import functions as F
     xs = sorted({float(v) for v in np.random.default_rng(4).normal(size=300)} | {-1e300, 1e300, 0.0})
-    levels = ((-1.0, 100.0, 20.0, 170.0), (-0.7, 3000.0, -1.0, 900.0), (-0.5, 1e9, 3.0, 1024.0))
+    levels = ((-1.0, 100.0, 20.0, 170.0, 256.0), (-0.7, 3000.0, -1.0, 900.0, 1024.0), (-0.5, 1e9, 3.0, 64.0, 64.0))
     table = _brackets.level_table(spark, {0: (1, 1, levels)}, 3)
     frame = spark.createDataFrame([(0, v) for v in xs], f"{KID} int, {VAL} double")
     got = frame.join(table, KID).select(VAL, _brackets.side(F.col(VAL), 3).alias("s")).collect()
