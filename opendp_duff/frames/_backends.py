@@ -36,6 +36,7 @@ class FrameBackend(Protocol):
     def slice(self, df: Any, start: int, stop: int) -> Any: ...
     def frame_from(self, columns: dict[str, Any], like: Any) -> Any: ...
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray: ...
+    def only_strings(self, df: Any, name: str) -> bool: ...
 
 
 def _missing_to_k(codes: np.ndarray, k: int) -> np.ndarray:
@@ -79,8 +80,11 @@ class _Pandas:
         return self.pd.DataFrame({k: list(v) if _is_object(v) else v for k, v in columns.items()})
 
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
-        index = self.pd.Index(list(keys), dtype=object)      # hashing with str equality
+        index = self.pd.Index(list(keys))             # a hash table of the keys: str equality
         return _missing_to_k(index.get_indexer(df.iloc[:, df.columns.get_loc(name)]), len(keys))
+
+    def only_strings(self, df: Any, name: str) -> bool:
+        return False          # a pandas string column may hold str subclasses: check each value
 
 
 class _Polars:
@@ -120,6 +124,12 @@ class _Polars:
         codes = df.get_column(name).replace_strict(list(keys), list(range(k)), default=k,
                                                    return_dtype=self.pl.Int64)
         return np.asarray(codes.to_numpy(), dtype=np.intp)   # a member has no null: no NaN here
+
+    def only_strings(self, df: Any, name: str) -> bool:
+        """A String column without nulls: every value reads as a Python str (Polars stores
+        valid UTF-8), so the column is a member of any string vector domain of its length."""
+        column = df.get_column(name)
+        return bool(column.dtype == self.pl.String and column.null_count() == 0)
 
 
 def _is_object(values: Any) -> bool:

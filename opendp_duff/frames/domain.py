@@ -70,12 +70,17 @@ def _frame_refusal(domain: DataFrameDomain, x: object) -> Refusal | None:
     if backend is None:
         return Refusal(NotAMemberTypeError, "data must be a pandas or Polars DataFrame, "
                                             f"not {type(x).__name__}")
-    if domain.size is not None and backend.n_rows(x) != domain.size:
+    n = backend.n_rows(x)
+    if n > EXACT_INT_BOUND:
+        return Refusal(NotAMemberValueError, "a frame has at most 2^53 rows")
+    if domain.size is not None and n != domain.size:
         return Refusal(NotAMemberValueError, f"the domain has size {domain.size}: the frame must "
                                              "have exactly that many rows")
     for name in domain.columns:
         if not backend.has_column(x, name):
             return Refusal(NotAMemberTypeError, f"the frame must have exactly one column named {name!r}")
+        if domain.columns[name].T is str and backend.only_strings(x, name):
+            continue                  # the size was checked above; strings have no other condition
         _, refusal = check_vector(domain.column_domain(name), backend.column(x, name))
         if refusal is not None:
             return Refusal(refusal.error, f"column {name!r}: {refusal.requirement}")

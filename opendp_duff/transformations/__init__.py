@@ -7,7 +7,8 @@ from .count_by_candidates import (make_count_by_candidates, then_count_by_candid
 from .count import (make_count, then_count)
 from .sort import (make_sort, then_sort)
 from .sum import (make_sum, then_sum)
-from .select_column import (make_select_column, then_select_column)
+from .select_column import (make_select_column, then_select_column, make_select_columns,
+    then_select_columns)
 from .partition import (make_partition_by, then_partition_by)
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "make_change_one_to_symmetric", "then_change_one_to_symmetric", "make_count_by_candidates",
     "then_count_by_candidates", "make_count", "then_count", "make_sort", "then_sort",
     "make_sum", "then_sum", "make_impute_constant", "then_impute_constant",
-    "make_select_column", "then_select_column", "make_partition_by", "then_partition_by",
+    "make_select_column", "then_select_column", "make_select_columns", "then_select_columns",
+    "make_partition_by", "then_partition_by",
 ]

@@ -156,6 +156,8 @@ def candidate_index(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarr
     cands[j] equal to record i (float64 equality for floats), or k = len(cands) when no
     candidate is; None when a record does not fit T's dtype (only off the domain)."""
     k = len(cands)
+    if T is int and max(cands) - min(cands) < max(2 ** 16, 4 * k):
+        return _table_index(cands)
     dtype = np.float64 if T is float else np.int64
     order = np.argsort(np.asarray(cands, dtype=dtype), kind="stable")
     sorted_c = np.asarray(cands, dtype=dtype)[order]
@@ -166,6 +168,23 @@ def candidate_index(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarr
             return None
         at = np.minimum(np.searchsorted(sorted_c, keys), k - 1)   # the first candidate >= key
         return np.where(sorted_c[at] == keys, order[at], k)
+
+    return index
+
+
+def _table_index(cands: tuple[int, ...]) -> Callable[[Any], np.ndarray | None]:
+    """candidate_index for int candidates spanning a small range [lo, hi]: a table of the
+    range, lut[v - lo] = j where cands[j] = v, and k elsewhere (one lookup per record)."""
+    k, lo, hi = len(cands), min(cands), max(cands)
+    lut = np.full(hi - lo + 1, k, dtype=np.intp)
+    lut[np.asarray(cands, dtype=np.int64) - lo] = np.arange(k)
+
+    def index(x):
+        keys = _keys(x, int)
+        if keys is None:
+            return None
+        inside = (keys >= lo) & (keys <= hi)
+        return np.where(inside, lut[np.clip(keys, lo, hi) - lo], k)   # clip: in range, no overflow
 
     return index
 
