@@ -73,9 +73,11 @@ class Queryable:
     that ``d_mid`` is a distance of the measure (MapError), that
     ``measurement.check(d_in, d_mid)`` holds (MakeError), and that ``d_mid`` fits in what
     remains, exactly (:class:`~opendp_duff.errors.BudgetExceeded`); a refused query is
-    charged nothing.  A release that raises is charged nothing.  A query may not release an
-    interactive :class:`Queryable` (that would be concurrent composition, [VW21]): such a
-    release is dropped, charged nothing, and refused with MakeError.
+    charged nothing.  A release that raises is charged nothing (on a member a measurement
+    never raises; only a failing random source can).  A query may not release an interactive
+    :class:`Queryable` (that would be concurrent composition, [VW21]): such a release is
+    dropped and MakeError raised, but its budget stays charged, because whether a release is
+    a Queryable may depend on the data.
 
     Attributes:
         spent, remaining: the budget used and left, in the measure's units, as floats rounded
@@ -120,12 +122,10 @@ class Queryable:
         except BaseException:
             self._refund(token)                              # nothing was released
             raise
-        if isinstance(release, Queryable):
-            self._refund(token)                              # dropped: nothing is released
+        if isinstance(release, Queryable):   # dropped, still charged: being one may depend on the data
             raise MakeError("a query may not release an interactive Queryable (concurrent "
-                            "composition is not supported)")
+                            "composition is not supported); its budget stays charged")
         return release
-    # [end:queryable_query]
 
     def _refund(self, token: int) -> None:
         with self._lock:
@@ -154,6 +154,7 @@ class Queryable:
         for charge in list(self._charges.values()):
             total = _add(total, charge)
         return total
+    # [end:queryable_query]
 
     @property
     def spent_exact(self) -> Any:

@@ -45,6 +45,7 @@ def _missing_to_k(codes: np.ndarray, k: int) -> np.ndarray:
     return np.where(codes < 0, k, codes)
 
 
+# [proof:pandas_backend]
 class _Pandas:
     """pandas.DataFrame: columns by label (exactly one column per declared name)."""
 
@@ -87,6 +88,10 @@ class _Pandas:
         return False          # a pandas string column may hold str subclasses: check each value
 
 
+# [end:pandas_backend]
+
+
+# [proof:polars_backend]
 class _Polars:
     """polars.DataFrame: column names are unique by construction."""
 
@@ -132,6 +137,9 @@ class _Polars:
         return bool(column.dtype == self.pl.String and column.null_count() == 0)
 
 
+# [end:polars_backend]
+
+
 def _is_object(values: Any) -> bool:
     return isinstance(values, np.ndarray) and values.dtype.kind == "O"
 
@@ -139,9 +147,11 @@ def _is_object(values: Any) -> bool:
 _CACHE: dict[str, FrameBackend] = {}
 
 
+# [proof:backend_of]
 def backend_of(df: object) -> FrameBackend | None:
     """The adapter for a pandas or Polars DataFrame, or None for anything else.  Never
-    raises and never imports a library."""
+    imports a library (``isinstance`` can only raise through the object's own code, which
+    the membership check guards)."""
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(df, pd.DataFrame):
         return _CACHE.setdefault("pandas", _Pandas(pd))
@@ -149,3 +159,4 @@ def backend_of(df: object) -> FrameBackend | None:
     if pl is not None and isinstance(df, pl.DataFrame):
         return _CACHE.setdefault("polars", _Polars(pl))
     return None
+# [end:backend_of]
