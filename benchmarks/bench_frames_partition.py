@@ -50,7 +50,7 @@ def main(n=1_000_000, k=100):
             part = best_time(parts.function, df)
             admitted = best_time(parts, df)
             read = dp.t.make_select_column(parts.output_domain.part_domain, dp.symmetric_distance(), "income")
-            part_read = best_time(lambda p=parts, r=read: [r.function(x) for x in p.function(df)])
+            part_read = best_time(lambda p=parts, r=read, f=df: [r.function(x) for x in p.function(f)])
             print(f"{label:7s} by {by:6s} ({'str' if by == 'region' else 'int'}):  "
                   f"partition {part / sort_groups:5.2f}x   + admission {admitted / sort_groups:5.2f}x   "
                   f"+ read {part_read / sort_groups:5.2f}x   (sort groups {sort_groups * 1e3:.0f} ms)")

@@ -114,7 +114,7 @@ def exact_grouped_loss(inner, parts_x, parts_y):
     are independent, so the log-likelihood ratio of the tuple is the sum of the parts' ratios,
     and its supremum, in each direction, the sum of the parts' suprema (ProductPair)."""
     pieces = []
-    for a, b in zip(parts_x, parts_y):
+    for a, b in zip(parts_x, parts_y, strict=True):
         pair = pair_of(inner.output_law(a), inner.output_law(b), 0.02)
         assert isinstance(pair, ProductPair)
         pieces += pair.parts

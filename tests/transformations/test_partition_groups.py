@@ -25,11 +25,11 @@ def frame(lib, cols):
 
 def rows_of(part, names):
     cols = [np.asarray(part[n]).tolist() for n in names]
-    return list(zip(*cols)) if cols and cols[0] else []
+    return list(zip(*cols, strict=True)) if cols and cols[0] else []
 
 
 def direct_parts(keys_column, values, keys):
-    return [[(k, v) for k, v in zip(keys_column, values) if k == key] for key in keys]
+    return [[(k, v) for k, v in zip(keys_column, values, strict=True) if k == key] for key in keys]
 
 
 @pytest.mark.parametrize("lib", LIBS)
@@ -47,7 +47,7 @@ def test_parts_match_a_direct_grouping(lib, T):
     parts = t(frame(lib, {"k": by, "v": vals}))
     assert len(parts) == len(keys) and t.output_domain.member(parts)
     want = direct_parts(by, vals, keys)
-    for part, expected in zip(parts, want):
+    for part, expected in zip(parts, want, strict=True):
         assert rows_of(part, ["k", "v"]) == expected          # rows, in their order in the frame
     assert len(rows_of(parts[-1], ["k", "v"])) == 0           # a key absent from the data: an empty part
 
@@ -79,7 +79,7 @@ def test_empty_frame_gives_empty_parts(lib):
 
 def partition_distance(parts_a, parts_b):
     ds = [multiset_distance(rows_of(a, ["k", "v"]), rows_of(b, ["k", "v"]), change_one=False)
-          for a, b in zip(parts_a, parts_b)]
+          for a, b in zip(parts_a, parts_b, strict=True)]
     return (sum(1 for d in ds if d > 0), sum(ds), max(ds))
 
 
