@@ -42,6 +42,8 @@ def make_select_column(input_domain: DataFrameDomain, input_metric: Metric, key:
 
     Proof: ``proofs/transformations/select_column/make_select_column.tex``.
 
+    References: [GM-Duff] Definition 1 (add/remove neighbours, here rows); [BS19] §2 (substitution).
+
     Example:
         >>> import opendp_duff as dp
         >>> import pandas as pd
@@ -94,6 +96,8 @@ def make_select_columns(input_domain: DataFrameDomain, input_metric: Metric, key
         map, 1-stable under both dataset metrics.  Exact; ``map(0) = 0``.
 
     Proof: ``proofs/transformations/select_column/make_select_columns.tex``.
+
+    References: [GM-Duff] Definition 1 (add/remove neighbours, here rows); [BS19] §2 (substitution).
 
     Example:
         >>> import opendp_duff as dp
