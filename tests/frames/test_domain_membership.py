@@ -192,3 +192,12 @@ def test_import_works_with_neither_pandas_nor_polars_importable(tmp_path):
     root = str(__import__("pathlib").Path(dp.__file__).resolve().parents[1])
     res = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
+
+
+def test_import_does_not_load_pandas_or_polars_when_they_are_installed():
+    code = ("import sys, opendp_duff as dp\n"
+            "dp.dataframe_domain({'x': dp.atom_domain()}).member([1.0])\n"
+            "print(sorted(m for m in ('pandas', 'polars') if m in sys.modules))")
+    root = str(__import__("pathlib").Path(dp.__file__).resolve().parents[1])
+    res = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "[]", res.stderr[-2000:]
