@@ -9,6 +9,7 @@ and smooth-sensitivity noise.
 """
 from . import audit, c, m, samplers, smooth, t
 from .combinators import binary_search_param
+from .context import Context, Query, loss_of, unit_of
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
