@@ -31,6 +31,8 @@ __all__ = [
     "t", "m", "c", "smooth", "audit", "samplers",
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
+    # the analyst's layer: a dataset behind a budget
+    "Context", "Query", "unit_of", "loss_of",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",
     "l2_distance", "linf_distance", "symmetric_distance",
