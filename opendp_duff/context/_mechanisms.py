@@ -139,6 +139,7 @@ def _scaled(space: Space, label: str, constructor: Callable[..., Measurement], *
     def make(scale: Param, budget: Optional[Budget]) -> Measurement:
         return constructor(domain, metric, scale=scale, **kwargs)
 
+    make(1.0, None)   # refuses a space or an argument that does not fit, now rather than at release
     return space, Mechanism(make, label)
 
 

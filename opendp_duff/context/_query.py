@@ -57,12 +57,16 @@ class Query:
         self._resolved: dict[Any, Measurement] = {}
 
     def _with(self, **changes: Any) -> Query:
-        if self._state.mechanism is not None:
-            raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
+        self._open()
         return Query(self._context, self._budget, attrs.evolve(self._state, **changes))
 
     def _then(self, partial: PartialConstructor) -> Query:
+        self._open()
         return self._with(space=then(self._state.space, partial))
+
+    def _open(self) -> None:
+        if self._state.mechanism is not None:
+            raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
 
     # ---- transformations ------------------------------------------------------------------
 
@@ -102,6 +106,7 @@ class Query:
         """Append any partial constructor (``dp.t.then_x(...)``, or a fully given ``dp.m.then_x(...)``)."""
         if not isinstance(partial, PartialConstructor):
             raise MakeTypeError(f"partial ({partial!r}) must be a partial constructor, such as dp.t.then_sort()")
+        self._open()
         built = partial(*output_space(self._state.space))
         if isinstance(built, Measurement):
             return self._end(Mechanism(lambda p, b: built, partial.name.split("(")[0].replace("then_", ""), None))
@@ -110,8 +115,7 @@ class Query:
     # ---- mechanisms -----------------------------------------------------------------------
 
     def _named(self, kind: str, *args: Any, **kwargs: Any) -> Query:
-        if self._state.mechanism is not None:
-            raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
+        self._open()
         ctx = self._context
         builder = ctx._backend.mechanisms[kind]
         space, mechanism = builder(self._state.space, Info(ctx.privacy_loss.measure, ctx.d_in, ctx._backend),
@@ -167,7 +171,12 @@ class Query:
             raise AttributeError(f"Query has no step {name!r}: no dp.t.then_{name} or dp.m.then_{name}")
         if f"then_{name}" in trans.__all__:
             return lambda *args, **kwargs: self._then(constructor(*args, **kwargs))
-        return lambda *args, **kwargs: self._end(_free(name, constructor, self._state.space, args, kwargs))
+
+        def step(*args: Any, **kwargs: Any) -> Query:
+            self._open()
+            return self._end(_free(name, constructor, self._state.space, args, kwargs))
+
+        return step
 
     def __dir__(self) -> list[str]:
         steps = [n[5:] for n in list(trans.__all__) + list(meas.__all__) if n.startswith("then_")]
@@ -272,8 +281,10 @@ def _search(build: Callable[[Any], Measurement], mechanism: Mechanism, d_mid: An
     try:
         return binary_search_param(build, d_mid, budget, T=mechanism.T, guess=_guess(build, d_mid, budget))
     except MakeError:
-        raise MakeError(f"no value of {mechanism.param} meets the query's budget {budget!r}"
-                        + (": choose a smaller t" if mechanism.param == "s" else "")) from None
+        pass
+    build(1.0 if mechanism.T is float else 1)   # a mechanism that fits nowhere says why
+    raise MakeError(f"no value of {mechanism.param} meets the query's budget {budget!r}"
+                    + (": choose a smaller t" if mechanism.param == "s" else ""))
 
 
 def _guess(build: Callable[[Any], Measurement], d_mid: Any, budget: Budget) -> Optional[float]:
