@@ -20,6 +20,7 @@ Data generation uses numpy's generator (public benchmark data); releases use the
 secure default randomness.
 """
 import argparse
+import functools
 import time
 
 from _timing import best_time
@@ -49,6 +50,18 @@ def by_hand_array(x, domain):
     return chain(x)
 
 
+def median_query(ctx, frame, what):
+    """``ctx.query(epsilon=1)[.column("income")].clamp(b).median()``, released or resolved."""
+    query = ctx.query(epsilon=1.0)
+    query = query.column("income") if frame else query
+    query = query.clamp(BOUNDS).median()
+    return query.release() if what == "release" else query.resolve()
+
+
+def grouped_median(ctx, keys):
+    return ctx.query(epsilon=1.0).group_by("key", keys=keys).column("income").clamp(BOUNDS).median().release()
+
+
 def context(data):
     return dp.Context.compositor(data=data, privacy_unit=dp.unit_of(contributions=1),
                                  privacy_loss=dp.loss_of(epsilon=1e9))
@@ -71,18 +84,9 @@ def overhead(repeats):
         ctx = context(data)
         t_create = time.perf_counter() - t0
         frame = name != "numpy array"
-
-        def release():
-            query = ctx.query(epsilon=1.0)
-            query = query.column("income") if frame else query
-            return query.clamp(BOUNDS).median().release()
-
-        def resolve():
-            query = ctx.query(epsilon=1.0)
-            query = query.column("income") if frame else query
-            return query.clamp(BOUNDS).median().resolve()
-
-        hand = (lambda: by_hand(data, ctx.domain)) if frame else (lambda: by_hand_array(data, ctx.domain))
+        release = functools.partial(median_query, ctx, frame, "release")
+        resolve = functools.partial(median_query, ctx, frame, "resolve")
+        hand = functools.partial(by_hand if frame else by_hand_array, data, ctx.domain)
         t_hand = t_ctx = t_resolve = float("inf")
         for _ in range(repeats):
             t_hand = min(t_hand, best_time(hand, repeat=1))
@@ -117,12 +121,7 @@ def grouped(repeats, k=100):
             print(f"    ({library} is not installed: skipped)")
             continue
         df = module.DataFrame({"key": key_column, "income": x})
-        ctx = context(df)
-
-        def release():
-            return (ctx.query(epsilon=1.0).group_by("key", keys=keys).column("income").clamp(BOUNDS)
-                    .median().release())
-
+        release = functools.partial(grouped_median, context(df), keys)
         t_base = t_ctx = float("inf")
         for _ in range(repeats):
             t_base = min(t_base, best_time(group_then_sort, x, codes, k, repeat=1))

@@ -56,7 +56,24 @@ def element_domain(T: type) -> Any:
 
 
 class Backend:
-    """The engine-dependent steps of a query.  Subclasses override what differs."""
+    """The engine-dependent steps of a query.  Subclasses override what differs.
+
+    What the context expects of each method (all of them public steps: none reads the data):
+
+    * ``accepts(data)``: whether this backend reads ``data`` (by its type, never its values).
+    * ``domain_of(data)``: the data's domain from its schema; ``check_domain(domain)`` refuses
+      an explicit ``domain=`` of the wrong kind.
+    * ``column(name)``, ``sort()``: partial constructors of transformations.
+    * ``partition(by, keys)``: a partial constructor whose transformation's output domain has
+      ``part_domain`` and ``keys`` and whose output metric has ``inner`` (the metric of a part);
+      ``parallel(measurement)``: the partial constructor running ``measurement`` on every part.
+    * ``result_frame(data, columns)``: a grouped release as a frame of the data's library
+      (``data`` is only used for its library).
+    * ``mechanisms``: kind -> builder ``(space, info, *args, **kwargs) -> (space, Mechanism)``
+      for the named methods of :class:`~opendp_duff.context.Query` (``"median"``, ``"quantile"``,
+      ``"mean"``, ``"mode"``, ``"count"``, ``"sum"``, ``"smooth_median"``, ``"trimmed_mean"``);
+      the defaults are in :mod:`opendp_duff.context._mechanisms`.
+    """
 
     name = "backend"
     mechanisms: Mapping[str, Callable[..., Any]] = BUILDERS

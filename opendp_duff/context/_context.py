@@ -84,6 +84,16 @@ class Context:
 
         Raises:
             MakeError, MakeTypeError: a parameter is refused (before the data is read).
+            NotAMemberTypeError, NotAMemberValueError: the data is not a member of the domain
+                (the message never quotes the data).
+
+        Example:
+            >>> import numpy as np
+            >>> import opendp_duff as dp
+            >>> ctx = dp.Context.compositor(data=np.arange(10), privacy_unit=dp.unit_of(contributions=1),
+            ...                             privacy_loss=dp.loss_of(rho=0.5), split_by_weights=[1, 3])
+            >>> ctx.domain, ctx.query().budget
+            (VectorDomain(AtomDomain(T=int)), 0.125)
         """
         if not isinstance(privacy_unit, PrivacyUnit):
             raise MakeTypeError(f"privacy_unit ({privacy_unit!r}) must come from dp.unit_of(...)")
