@@ -143,18 +143,20 @@ def _scaled(space: Space, label: str, constructor: Callable[..., Measurement], *
     return space, Mechanism(make, label)
 
 
+# The Duff median, quantiles and mean take unsorted records (they select the ranks they need in
+# O(n)), so no sort is added for them; the smooth mechanisms read sorted records.
 def median(space: Space, info: Info, bounds: Any = None) -> Built:
-    space = sorted_(bounded(space, bounds, ".median()"), info.backend)
+    space = bounded(space, bounds, ".median()")
     return _scaled(space, "median", meas.make_duff_median)
 
 
 def quantile(space: Space, info: Info, alpha: Any, bounds: Any = None) -> Built:
-    space = sorted_(bounded(space, bounds, ".quantile()"), info.backend)
+    space = bounded(space, bounds, ".quantile()")
     return _scaled(space, f"quantile_{alpha}", meas.make_duff_quantile, alpha=alpha)
 
 
 def mean(space: Space, info: Info, bounds: Any = None) -> Built:
-    space = sorted_(bounded(space, bounds, ".mean()"), info.backend)
+    space = bounded(space, bounds, ".mean()")
     return _scaled(space, "mean", meas.make_duff_mean)
 
 

@@ -35,7 +35,7 @@ class Query:
     """One release from a :class:`~opendp_duff.context.Context`, built step by step.
 
     Each step returns a new query.  ``.x(...)`` reaches any ``dp.t.then_x`` or ``dp.m.then_x``;
-    the named methods add what their mechanism needs (a sort, a count).  A measurement whose
+    the named methods add what their mechanism needs (a sort for the smooth ones, a count).  A measurement whose
     one numeric parameter is left out (a scale, or ``s``) gets it from the budget: the
     parameter is searched so that the privacy map meets the query's budget exactly (never
     above it, within 1e-12 relative).  Get one with ``ctx.query()``.
@@ -126,7 +126,7 @@ class Query:
         return self._with(mechanism=mechanism)
 
     def median(self, bounds: Optional[tuple[float, float]] = None) -> Query:
-        """The Duff median ([GM-Duff] §4.1): clamps to ``bounds`` if given, sorts, searches the scale."""
+        """The Duff median ([GM-Duff] §4.1): clamps to ``bounds`` if given; the scale is searched."""
         return self._named("median", bounds=bounds)
 
     def quantile(self, alpha: Any, bounds: Optional[tuple[float, float]] = None) -> Query:
@@ -134,7 +134,7 @@ class Query:
         return self._named("quantile", alpha, bounds=bounds)
 
     def mean(self, bounds: Optional[tuple[float, float]] = None) -> Query:
-        """The Duff mean ([GM-Duff] §4.1, Means): clamps to ``bounds`` if given, sorts."""
+        """The Duff mean ([GM-Duff] §4.1, Means): clamps to ``bounds`` if given."""
         return self._named("mean", bounds=bounds)
 
     def mode(self, candidates: Sequence[Any]) -> Query:
