@@ -35,10 +35,11 @@ class Query:
     """One release from a :class:`~opendp_duff.context.Context`, built step by step.
 
     Each step returns a new query.  ``.x(...)`` reaches any ``dp.t.then_x`` or ``dp.m.then_x``;
-    the named methods add what their mechanism needs (a sort for the smooth ones, a count).  A measurement whose
-    one numeric parameter is left out (a scale, or ``s``) gets it from the budget: the
-    parameter is searched so that the privacy map meets the query's budget exactly (never
-    above it, within 1e-12 relative).  Get one with ``ctx.query()``.
+    the named methods add what their mechanism needs (a clamp when given ``bounds``, a sort for
+    the smooth ones, a count).  A measurement whose one numeric parameter is left out (a scale,
+    or ``s``) gets it from the budget: the parameter is searched so that the privacy map meets
+    the query's budget exactly (never above it, within 1e-12 relative).  Get one with
+    ``ctx.query()``.
 
     Example:
         >>> import numpy as np
@@ -107,10 +108,11 @@ class Query:
         if not isinstance(partial, PartialConstructor):
             raise MakeTypeError(f"partial ({partial!r}) must be a partial constructor, such as dp.t.then_sort()")
         self._open()
-        built = partial(*output_space(self._state.space))
+        space = self._state.space
+        built = partial(*output_space(space))
         if isinstance(built, Measurement):
             return self._end(Mechanism(lambda p, b: built, partial.name.split("(")[0].replace("then_", ""), None))
-        return self._then(partial)
+        return self._with(space=built if not isinstance(space, Transformation) else space >> built)
 
     # ---- mechanisms -----------------------------------------------------------------------
 
