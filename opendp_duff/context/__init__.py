@@ -9,7 +9,6 @@ from ._backends import Backend, register_backend
 from ._budget import PrivacyLoss, PrivacyUnit, loss_of, unit_of
 from ._context import Context
 from ._query import Query
-from ._queryable import BudgetExceeded
 
 __all__ = ["Context", "Query", "unit_of", "loss_of", "PrivacyUnit", "PrivacyLoss", "Backend",
-           "register_backend", "BudgetExceeded"]
+           "register_backend"]

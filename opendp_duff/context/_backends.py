@@ -16,9 +16,12 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from .. import transformations as trans
+from ..combinators.parallel import then_parallel_composition
 from ..core import Measurement, PartialConstructor
 from ..domains import VectorDomain, atom_domain, vector_domain
 from ..errors import MakeError, MakeTypeError
+from ..frames import DataFrameDomain, dataframe_domain
+from ..frames._backends import backend_of
 from ._mechanisms import BUILDERS
 
 __all__ = ["Backend", "ArrayBackend", "FrameBackend", "register_backend", "backend_for", "LAZY_BACKENDS"]
@@ -136,19 +139,14 @@ class ArrayBackend(Backend):
 
 
 class FrameBackend(Backend):
-    """pandas and Polars DataFrames (through ``opendp_duff.frames``)."""
+    """pandas and Polars DataFrames (through :mod:`opendp_duff.frames`; neither library is
+    imported here)."""
 
     name = "frame"
     groups = True
 
     def accepts(self, data: object) -> bool:
         return library_of(data) in ("pandas", "polars") and type(data).__name__ == "DataFrame"
-
-    def _frames(self) -> Any:
-        try:
-            return importlib.import_module("opendp_duff.frames")
-        except ImportError:  # pragma: no cover - depends on the build
-            raise MakeError("this build has no data-frame support (opendp_duff.frames)") from None
 
     def domain_of(self, data: object) -> Any:
         schema = data.dtypes if library_of(data) == "pandas" else data.schema  # type: ignore[attr-defined]
@@ -158,25 +156,25 @@ class FrameBackend(Backend):
             elem = element_domain(T) if T is not None and isinstance(name, str) else None
             if elem is not None:
                 columns[name] = elem
-        return self._frames().dataframe_domain(columns)
+        return dataframe_domain(columns)
 
     def check_domain(self, domain: Any) -> None:
-        if not isinstance(domain, self._frames().DataFrameDomain):
+        if not isinstance(domain, DataFrameDomain):
             raise MakeTypeError(f"domain ({domain!r}) must be a dp.dataframe_domain for a data frame")
 
     def column(self, name: str) -> PartialConstructor:
-        return trans.then_select_column(name)  # type: ignore[attr-defined]
+        return trans.then_select_column(name)
 
     def partition(self, by: str, keys: Sequence[Any]) -> PartialConstructor:
-        return trans.then_partition_by(by, keys)  # type: ignore[attr-defined]
+        return trans.then_partition_by(by, keys)
 
     def parallel(self, measurement: Measurement) -> PartialConstructor:
-        from .. import combinators
-        return combinators.then_parallel_composition(measurement)  # type: ignore[attr-defined]
+        return then_parallel_composition(measurement)
 
     def result_frame(self, data: object, columns: dict[str, list[Any]]) -> Any:
-        from ..frames._backends import backend_of
-        return backend_of(data).frame_from(columns, like=data)
+        backend = backend_of(data)
+        assert backend is not None   # accepts() admitted a pandas or Polars frame
+        return backend.frame_from(columns, like=data)
 
 
 _BACKENDS: list[Backend] = [FrameBackend(), ArrayBackend()]

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ..combinators.sequential import make_sequential_composition
 from ..core import Measurement
-from ..errors import MakeError, MakeTypeError, NotAMember
+from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ._backends import Backend, backend_for
-from ._budget import (Budget, PrivacyLoss, PrivacyUnit, exact, fits, is_zero, parse_split, query_budget,
-                      split)
+from ._budget import Budget, PrivacyLoss, PrivacyUnit, fits, is_zero, parse_split, query_budget, split
 from ._query import Query, _State
-from ._queryable import BudgetExceeded, sequential_composition
 
 __all__ = ["Context"]
 
@@ -49,8 +48,8 @@ class Context:
                  shares: Optional[list[Budget]], domain: Any) -> None:
         self.privacy_unit, self.privacy_loss, self.domain = privacy_unit, privacy_loss, domain
         self._backend, self._shares, self._charged = backend, shares, 0
-        compositor = sequential_composition()(domain, privacy_unit.metric, privacy_loss.measure,
-                                              privacy_unit.d_in, privacy_loss.budget)
+        compositor = make_sequential_composition(domain, privacy_unit.metric, privacy_loss.measure,
+                                                 privacy_unit.d_in, privacy_loss.budget)
         try:
             self._queryable = compositor(data)
         except NotAMember as exc:   # 1-D data is admitted whole; frames column by column
@@ -157,7 +156,8 @@ class Context:
         return self._shares[self._charged]
 
     def _refuse_beyond_remaining(self, budget: Budget) -> None:
-        if not fits(budget, exact(self.remaining)):
+        left = self._queryable.remaining_exact
+        if not fits(budget, left if isinstance(left, tuple) else (left,)):
             raise BudgetExceeded(f"the query's budget ({budget!r}) exceeds the remaining budget ({self.remaining!r})")
 
     def _run(self, measurement: Measurement, budget: Optional[Budget]) -> Any:

@@ -102,10 +102,7 @@ def cast(measurement: Measurement, measure: Any, budget: Optional[Budget]) -> Me
     if isinstance(have, MaxDivergence) and isinstance(measure, ZeroConcentratedDivergence):
         return comb.make_pureDP_to_zCDP(measurement)
     if isinstance(have, MaxDivergence) and isinstance(measure, ApproximateDivergence):
-        to_approx = getattr(comb, "make_pureDP_to_approxDP", None)
-        if to_approx is None:
-            raise MakeError("this build cannot restate a pure-DP mechanism as (epsilon, delta)-DP")
-        return to_approx(measurement)
+        return comb.make_pureDP_to_approxDP(measurement)
     if castable(type(have), type(measure)):   # zCDP or a privacy profile, to (epsilon, delta)
         delta = budget[1] if isinstance(budget, tuple) else 0.0
         if not delta > 0:

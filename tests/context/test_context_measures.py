@@ -97,7 +97,6 @@ def test_the_smooth_mechanisms_need_a_public_size_and_a_unit_that_keeps_it():
         context(dp.loss_of(epsilon=1.0), domain=SIZED).query(epsilon=0.5).clamp(BOUNDS).smooth_median()
 
 
-@pytest.mark.skipif(not hasattr(dp.c, "make_pureDP_to_approxDP"), reason="needs make_pureDP_to_approxDP")
 def test_a_duff_median_in_an_approximate_context_spends_epsilon_and_no_delta():
     ctx = context(dp.loss_of(epsilon=1.0, delta=1e-6), split_evenly_over=4)
     query = ctx.query().clamp(BOUNDS).median()

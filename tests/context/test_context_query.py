@@ -13,7 +13,7 @@ import pytest
 
 import opendp_duff as dp
 from helpers import rerun_once
-from opendp_duff.domains import VectorDomain
+from opendp_duff.samplers import byte_source_for_tests
 
 INCOMES = np.random.default_rng(7).lognormal(mean=10.5, sigma=0.8, size=20_000)
 BOUNDS = (0.0, 5e5)
@@ -92,25 +92,31 @@ def test_x_reaches_transformations_and_measurements_with_given_parameters():
     assert "duff_median" in dir(ctx.query()) and "clamp" in dir(ctx.query())
 
 
-def test_steps_are_refused_where_they_do_not_fit(monkeypatch):
-    reads = []
-    original = VectorDomain.admit
+class FailingSource:
+    """A byte source that fails the test if anything draws from it (the compositor draws a byte
+    right before a query's function reads the data)."""
+
+    def random_bytes(self, n):
+        pytest.fail("a query reached the data")
+
+
+def test_steps_are_refused_where_they_do_not_fit():
     ctx = context(split_evenly_over=2)
-    monkeypatch.setattr(VectorDomain, "admit", lambda self, x: reads.append(1) or original(self, x))
-    with pytest.raises(dp.MakeError, match=r"\.clamp\("):
-        ctx.query().median()
-    with pytest.raises(dp.MakeError, match="already ends"):
-        ctx.query().count().clamp(BOUNDS)
-    with pytest.raises(dp.MakeError, match="single column"):
-        ctx.query().column("income")
-    with pytest.raises(dp.MakeError, match="data frame"):
-        ctx.query().group_by("region", keys=["N"])
-    with pytest.raises(dp.MakeError, match="does not end in a measurement"):
-        ctx.query().clamp(BOUNDS).resolve()
-    with pytest.raises(dp.MakeTypeError, match="partial constructor"):
-        ctx.query().then(dp.t.make_sort)
-    ctx.query().clamp(BOUNDS).median().resolve()   # resolving reads nothing either
-    assert reads == [] and ctx.remaining == 1.0
+    with byte_source_for_tests(FailingSource()):
+        with pytest.raises(dp.MakeError, match=r"\.clamp\("):
+            ctx.query().median()
+        with pytest.raises(dp.MakeError, match="already ends"):
+            ctx.query().count().clamp(BOUNDS)
+        with pytest.raises(dp.MakeError, match="single column"):
+            ctx.query().column("income")
+        with pytest.raises(dp.MakeError, match="data frame"):
+            ctx.query().group_by("region", keys=["N"])
+        with pytest.raises(dp.MakeError, match="does not end in a measurement"):
+            ctx.query().clamp(BOUNDS).resolve()
+        with pytest.raises(dp.MakeTypeError, match="partial constructor"):
+            ctx.query().then(dp.t.make_sort)
+        ctx.query().clamp(BOUNDS).median().resolve()   # resolving reads nothing either
+    assert ctx.remaining == 1.0
 
 
 def test_the_domain_comes_from_the_dtype_never_from_values():
