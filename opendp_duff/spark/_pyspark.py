@@ -6,6 +6,7 @@ constructor or admission that needs it imports it here (install the ``spark`` ex
 from __future__ import annotations
 
 import sys
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -14,10 +15,28 @@ __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", 
 
 def _import(name: str) -> ModuleType:
     try:
-        return __import__(name, fromlist=["_"])
+        module = __import__(name, fromlist=["_"])
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("opendp_duff.spark needs pyspark: pip install 'opendp_duff[spark]' "
                           "(and a Java runtime, e.g. Debian's openjdk-17-jre-headless)") from None
+    _quiet_pandas_notice()
+    return module
+
+
+def _quiet_pandas_notice() -> None:
+    """Import ``pyspark.testing.utils`` once, without its notice that pandas >= 3 is not fully
+    supported (pyspark 4 imports that module when py4j first converts a value, and the module
+    emits the notice on import; this backend never converts through pandas).  Only that
+    FutureWarning is filtered, only during this import."""
+    if "pyspark.testing.utils" in sys.modules:
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                                category=FutureWarning)
+        try:
+            __import__("pyspark.testing.utils")
+        except Exception:  # noqa: BLE001 - pyspark 3.x or a trimmed install: nothing to quiet
+            pass
 
 
 def functions() -> Any:

@@ -10,19 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
+
 from .. import _validate as v
 from .. import arithmetic as ar
 from .._constants import INT64_MAX, INT64_MIN
-from ..core import Measurement
-from ..errors import DomainMismatch, MakeError, MakeTypeError, MetricMismatch
+from ..combinators.parallel import _plus, _times
+from ..core import Measurement, Transformation, make_chain_mt
+from ..errors import (DomainMismatch, MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError, NotAMemberValueError)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
-from ..metrics import Metric, SymmetricDistance
+from ..metrics import Metric, PartitionDistance, SymmetricDistance, symmetric_distance
 from . import collection
-from ._parts import split_by_keys
+from ._parts import SparkPart, split_by_keys
 from .domain import SparkFrameDomain
 from .transformations import check_metric
 
-__all__ = ["make_spark_grouped", "validate_keys", "parallel_map"]
+__all__ = ["make_spark_grouped", "validate_keys", "parallel_map", "SparkPartitionDomain", "spark_partition",
+           "spark_parallel"]
 
 
 def validate_keys(keys: Any, T: type) -> tuple[Any, ...]:
@@ -112,25 +116,83 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
         1.0
     """
     # [proof:make_spark_grouped]
+    partition = spark_partition(input_domain, input_metric, by, keys)
+    parallel = spark_parallel(partition.output_domain, partition.output_metric, measurement)
+    chain = make_chain_mt(parallel, partition)
+    return Measurement(input_domain, input_metric, measurement.output_measure, chain.function,
+                       lambda d_in: parallel_map(measurement, d_in))
+    # [end:make_spark_grouped]
+
+
+# [proof:spark_partition]
+@attrs.frozen
+class SparkPartitionDomain:
+    """The parts of a Spark frame by public keys: tuples of ``len(keys)`` :class:`SparkPart`
+    of one batch over ``keys``, part i at position i, whose frame is a member of ``part_domain``
+    (so every part is: a subset of a member's rows, and the part domain has no size)."""
+
+    part_domain: SparkFrameDomain
+    keys: tuple[Any, ...]
+
+    def member(self, x: object) -> bool:
+        """Whether ``x`` is a member (one distributed pass over the batch's frame)."""
+        try:
+            self.admit(x)
+        except (NotAMemberTypeError, NotAMemberValueError):
+            return False
+        return True
+
+    def admit(self, x: object) -> tuple[Any, ...]:
+        """``x`` if it is a member (the batch's frame admitted by ``part_domain``, one pass)."""
+        parts = tuple(x) if isinstance(x, (tuple, list)) else None
+        if (parts is None or len(parts) != len(self.keys)
+                or any(not isinstance(p, SparkPart) or p.index != i or p.batch is not parts[0].batch
+                       for i, p in enumerate(parts))
+                or parts[0].batch.keys != self.keys):
+            raise NotAMemberTypeError(self, f"a member is a tuple of the {len(self.keys)} parts of one "
+                                            "Spark frame split by these keys, in key order")
+        self.part_domain.admit(parts[0].batch.frame)
+        return parts
+
+
+def spark_partition(input_domain: SparkFrameDomain, input_metric: Metric, by: str, keys: Any) -> Transformation:
+    """The frame cut into one lazy part per public key (no Spark call); map d -> (d, d, d)."""
     v.instance("input_domain", input_domain, SparkFrameDomain, "a SparkFrameDomain")
     check_metric(input_metric)
     T = input_domain.column(by).T
     public = validate_keys(keys, T)
+    out = SparkPartitionDomain(SparkFrameDomain(input_domain.columns, None), public)
+    return Transformation(input_domain, out, input_metric, PartitionDistance(symmetric_distance()),
+                          lambda frame: tuple(split_by_keys(frame, by, T, public)), lambda d: (d, d, d))
+
+
+def spark_parallel(input_domain: SparkPartitionDomain, input_metric: PartitionDistance,
+                   measurement: Measurement) -> Measurement:
+    """``measurement`` on every part, in key order, under one collection log (the batch's)."""
+    v.instance("input_domain", input_domain, SparkPartitionDomain, "a SparkPartitionDomain")
+    v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
-    part_domain = SparkFrameDomain(input_domain.columns, None)
-    if measurement.input_domain != part_domain:
-        raise DomainMismatch(part_domain, measurement.input_domain, "the measurement must take one part")
-    if not isinstance(measurement.input_metric, SymmetricDistance):
-        raise MetricMismatch(input_metric, measurement.input_metric)
+    if measurement.input_domain != input_domain.part_domain:
+        raise DomainMismatch(input_domain.part_domain, measurement.input_domain, "the measurement must take one part")
+    if not isinstance(measurement.input_metric, SymmetricDistance) or input_metric.inner != measurement.input_metric:
+        raise MetricMismatch(input_metric.inner, measurement.input_metric)
     if not isinstance(measurement.output_measure, (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)):
         raise MakeError(f"the measure of the measurement ({measurement.output_measure!r}) does not "
                         "compose in parallel here")
-    inner = measurement.function
+    inner, inner_map, n_parts = measurement.function, measurement.privacy_map, len(input_domain.keys)
 
-    def function(frame: Any) -> tuple[Any, ...]:
-        with collection.release():
-            return tuple(inner(part) for part in split_by_keys(frame, by, T, public))
+    def function(parts: tuple[Any, ...]) -> tuple[Any, ...]:
+        with collection.release(parts[0].batch.log):
+            return tuple(inner(part) for part in parts)   # every key, absent ones included
 
-    return Measurement(input_domain, input_metric, measurement.output_measure, function,
-                       lambda d_in: parallel_map(measurement, d_in))
-    # [end:make_spark_grouped]
+    def privacy_map(d_in: Any) -> Any:                     # that of make_parallel_composition
+        l0, l1, linf = d_in
+        zero = inner_map(0)
+        m = min(l0, l1, n_parts)
+        total = _times(m, inner_map(min(linf, l1))) if m else _times(0, zero)
+        if zero != _times(0, zero):
+            total = _plus(total, _times(n_parts - m, zero))
+        return total
+
+    return Measurement(input_domain, input_metric, measurement.output_measure, function, privacy_map)
+# [end:spark_partition]
