@@ -49,7 +49,8 @@ def session():
 def frame(spark, rows, keys):
     from pyspark.sql import functions as F
     return (spark.range(0, int(rows), numPartitions=8)
-            .select((F.col("id") % keys).alias("g"), F.round(F.lit(50_000.0) + F.randn(seed=7) * 10_000.0, 2).alias("x")))
+            .select((F.col("id") % keys).alias("g"),
+                    F.round(F.lit(50_000.0) + F.randn(seed=7) * 10_000.0, 2).alias("x")))
 
 
 def shuffle_bytes(spark):

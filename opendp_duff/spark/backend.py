@@ -71,7 +71,7 @@ def mode(space: Space, info: Info, candidates: Any) -> Built:
 
 
 def count(space: Space, info: Info) -> Built:
-    """Rows of the frame (or of the group), or elements of the column: the same number."""
+    _column(space, ".count()")   # as for pandas and Polars frames
     return _scaled(then(space, then_spark_count()), "count", meas.make_laplace)
 
 

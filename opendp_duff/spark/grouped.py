@@ -17,7 +17,8 @@ from .. import arithmetic as ar
 from .._constants import INT64_MAX, INT64_MIN
 from ..combinators.parallel import _plus, _times
 from ..core import Measurement, Transformation, make_chain_mt
-from ..errors import (DomainMismatch, MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError, NotAMemberValueError)
+from ..errors import (DomainMismatch, MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError,
+                      NotAMemberValueError)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric, PartitionDistance, SymmetricDistance, symmetric_distance
 from . import collection
@@ -117,7 +118,7 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
     """
     # [proof:make_spark_grouped]
     partition = spark_partition(input_domain, input_metric, by, keys)
-    parallel = spark_parallel(partition.output_domain, partition.output_metric, measurement)
+    parallel = spark_parallel(partition.output_domain, partition.output_metric, measurement)  # type: ignore[arg-type]
     chain = make_chain_mt(parallel, partition)
     return Measurement(input_domain, input_metric, measurement.output_measure, chain.function,
                        lambda d_in: parallel_map(measurement, d_in))
