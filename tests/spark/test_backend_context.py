@@ -1,7 +1,8 @@
 """dp.Context over a Spark DataFrame (the backend registered by opendp_duff.spark).
 
 * With the same random bytes, each query (median, mode, grouped median, grouped count)
-  releases exactly what the same query releases on the same data as a pandas frame: the searched scales and the samplers' inputs are the same.
+  releases exactly what the same query releases on the same data as a pandas frame:
+  the searched scales and the samplers' inputs are the same.
 * A grouped release is a Spark DataFrame with one row per public key, in order, absent keys
   included; the counter reads at most the window's width in data values per key.
 * Queries Spark cannot run are refused before any data is read, and charge nothing.
