@@ -2,7 +2,7 @@
 
 Every Spark action of :mod:`opendp_duff.spark` goes through :func:`collect`, which counts it,
 and the code that turns collected rows into a statistic records how many *data values*
-(values of the records, e.g. the records of a rank window, or approximate quantiles) and how
+(values of the records, e.g. the records of a rank window) and how
 many *counts* (integers: sizes, multiplicities, ranks) it read, per public key.  A release is
 one top-level call of a Spark measurement's function (a grouped release is one release); its
 log is :func:`last_collection` once it returns.
