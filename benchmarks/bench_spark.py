@@ -107,6 +107,8 @@ def main() -> None:
         n = int(rows) // args.keys
         print(f"\nrows {int(rows):.0e}: Spark path {seconds:.2f} s, {log.actions} Spark jobs "
               f"(admission not counted: +1), shuffle written {shuffled / 1e6:.2f} MB, tails {log.tails}")
+        print(f"  releases: {len(released)} of {args.keys} keys, every key present: "
+              f"{len(released) == args.keys and all(np.isfinite(released))}")
         print(f"  values reaching the driver per key: max {max(per_key)}, mean {np.mean(per_key):.1f} "
               f"(of {n} records per key; {sum(per_key)} in all); counts {log.counts}")
         if args.no_baseline:
