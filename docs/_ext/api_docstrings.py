@@ -3,6 +3,8 @@
 * ``then_x`` carries the whole docstring of ``make_x`` (so ``help(then_x)`` is complete); in the
   reference, where ``make_x`` is documented right beside it, ``then_x`` keeps only its first
   paragraph, which links to ``make_x``.
+* A module constant without a docstring of its own (a tuple, a dict) would show the docstring of
+  its type; it shows none, and the page says what it is.
 * ``Proof: ``proofs/<path>.tex``.`` links to the proof's PDF in the site (``proofs/<path>.pdf``,
   which ``proofs_site`` copies there); the API pages are one folder down, under ``api/``.
 * In a docstring, ``|x - x'|`` is an absolute value or a size, as in the proofs; the package
@@ -12,6 +14,7 @@
 """
 from __future__ import annotations
 
+import inspect
 import pathlib
 import re
 from typing import Any
@@ -43,6 +46,9 @@ def link_proofs(line: str) -> str:
 
 
 def process(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    if what == "data" and type(obj).__doc__ and lines and \
+            "\n".join(lines).strip() == inspect.cleandoc(type(obj).__doc__):
+        lines.clear()
     if what == "function" and name.rsplit(".", 1)[-1].startswith("then_") and lines \
             and lines[0].startswith("Partial form of"):
         del lines[lines.index("") if "" in lines else len(lines):]
