@@ -12,7 +12,8 @@ from .combinators import binary_search_param
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
-                     MeasureMismatch, MetricMismatch)
+                     MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
+                     NotAMemberValueError)
 from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
                        smoothed_max_divergence, zero_concentrated_divergence)
 from .metrics import (absolute_distance, change_one_distance, inf_difference_distance,
@@ -23,3 +24,21 @@ from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_q
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
 
 __version__ = "0.1.0"
+
+__all__ = [
+    # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms
+    "t", "m", "c", "smooth", "audit", "samplers",
+    # the framework
+    "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
+    "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
+    "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",
+    "l2_distance", "linf_distance", "symmetric_distance",
+    "PrivacyProfile", "approximate_divergence", "max_divergence", "smoothed_max_divergence",
+    "zero_concentrated_divergence",
+    # errors
+    "ChainError", "DomainMismatch", "MetricMismatch", "MeasureMismatch", "MakeError",
+    "MakeTypeError", "MapError", "NotAMember", "NotAMemberTypeError", "NotAMemberValueError",
+    # inspection of the Duff utility and of smooth sensitivity (not private releases)
+    "StepFunction", "duff_utility", "smooth_sensitivity_median", "smooth_sensitivity_quantile",
+    "smooth_sensitivity_rounding_slack", "smooth_sensitivity_trimmed_mean",
+]

@@ -180,7 +180,29 @@ def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: o
 def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
     """``t1`` after ``t0`` (what ``t0 >> t1`` builds): the functions and stability maps compose.
 
+    Contract:
+        * Input domain and metric: those of ``t0``.
+        * Output domain and metric: those of ``t1``.
+        * ``t0``'s output domain and metric must equal ``t1``'s input domain and metric
+          (DomainMismatch / MetricMismatch otherwise, showing both sides).
+
+    Args:
+        t1: the transformation applied second.
+        t0: the transformation applied first.
+
+    Stability map:
+        ``map(d_in) = t1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
+
     Proof: ``proofs/core/make_chain_tt.tex``.
+
+    References: [DR14] §2.3 (composing stable functions).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> t = dp.t.make_clamp(*space, bounds=(0.0, 1.0)) >> dp.t.then_sort()
+        >>> t.map(2)
+        2
     """
     _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
     f0, f1, m0, m1 = t0.function, t1.function, t0.stability_map, t1.stability_map
@@ -192,10 +214,30 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
 
 # [proof:make_chain_mt]
 def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
-    """Measurement ``m1`` after transformation ``t0`` (``t0 >> m1``): the privacy map is
-    ``privacy_map(stability_map(d_in))``.
+    """Measurement ``m1`` after transformation ``t0`` (``t0 >> m1``).
+
+    Contract:
+        * Input domain and metric: those of ``t0``.
+        * Output measure: that of ``m1``.
+        * ``t0``'s output domain and metric must equal ``m1``'s input domain and metric.
+
+    Args:
+        m1: the measurement applied to the transformed data.
+        t0: the transformation applied first.
+
+    Privacy map:
+        ``map(d_in) = m1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
 
     Proof: ``proofs/core/make_chain_mt.tex``.
+
+    References: [DR14] §2.3 (a stable transformation followed by a private mechanism).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = dp.t.make_count(*space) >> dp.m.then_laplace(scale=2.0)
+        >>> m.map(1)
+        0.5
     """
     _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0.function, m1.function, t0.stability_map, m1.privacy_map
@@ -209,9 +251,27 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
 def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
     """Post-processing (``m0 >> post``): the privacy map is unchanged.
 
-    ``post`` must depend on the release only (not on the data by other means).
+    Contract:
+        * Input domain, metric and output measure: those of ``m0``.
+        * ``post`` is a plain function of the release; it must not read the data by other means.
+
+    Args:
+        post: the function applied to the release.
+        m0: the measurement.
+
+    Privacy map:
+        ``map(d_in) = m0.map(d_in)`` (post-processing cannot increase the privacy loss).
 
     Proof: ``proofs/core/make_chain_pm.tex``.
+
+    References: [DR14] Proposition 2.1 (post-processing).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> m = dp.t.make_count(*space) >> dp.m.then_laplace(scale=2.0) >> round
+        >>> m.map(1)
+        0.5
     """
     f0 = m0.function
     return Measurement(m0.input_domain, m0.input_metric, m0.output_measure,

@@ -4,9 +4,10 @@
     python proofs/build.py FILE.tex   # some
 
 Each document is compiled with latexmk in its own folder, with ``proofs/`` (``lib.sty``) and
-the repository root (the sources that ``\codelisting`` lists) on TEXINPUTS and the shared
-bibliography (``references.bib``, ``keylabel.bst``) on BIBINPUTS and BSTINPUTS.  PDFs land beside their sources (ignored by git).  The exit code is
-non-zero when any document fails; the failing log tail is printed.
+the repository root (the sources that ``codelisting`` lists) on TEXINPUTS and the shared
+bibliography (``references.bib``, ``keylabel.bst``) on BIBINPUTS and BSTINPUTS.  PDFs land
+beside their sources (ignored by git).  The exit code is non-zero when any document fails;
+the failing log tail is printed.
 """
 import os
 import pathlib

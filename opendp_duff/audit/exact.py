@@ -96,7 +96,7 @@ def _law_of(meas: Measurement, data: Any, name: str) -> object:
         raise MakeError("meas has no output_law: the exact audit needs a measurement whose "
                         "release law is known (post-processing and measure casts drop it)")
     try:
-        return meas.output_law(data)  # type: ignore[operator]
+        return meas.output_law(data)
     except Exception as exc:  # noqa: BLE001 - the message must not echo data
         raise ValueError(f"the output law of {name} could not be computed "
                          f"({type(exc).__name__})") from None

@@ -72,7 +72,8 @@ def mechanism_randomness(noise_seed: int | None) -> Iterator[None]:
 def randomness_label(noise_seed: int | None) -> str:
     """How the mechanisms' noise was drawn, for the report's header."""
     if noise_seed is None:
-        return f"secure ({current_rng().name}), not reproducible draw for draw"
+        source = current_rng()
+        return f"secure ({getattr(source, 'name', type(source).__name__)}), not reproducible draw for draw"
     return (f"SEEDED for reproducibility (seeded_rng_for_tests({noise_seed}), insecure: "
             "this run is an experiment, not a private release)")
 

@@ -76,12 +76,12 @@ def smooth_statistic(statistic: str, n: int, m: int, bounds: tuple[float, float]
 def smooth_space(input_domain: VectorDomain, input_metric: Metric) -> tuple[tuple[float, float], int]:
     """Bounded, sorted vectors of known size n >= 1; change-one or (fixed size) symmetric distance."""
     elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True)
-    n = input_domain.size
-    if n is None or n < 1:
+    n, bounds = input_domain.size, elem.bounds
+    if n is None or n < 1 or bounds is None:
         raise MakeError(f"input_domain ({input_domain!r}) must have size at least 1")
-    if not math.isfinite(float(elem.bounds[1]) - float(elem.bounds[0])):
+    if not math.isfinite(float(bounds[1]) - float(bounds[0])):
         raise MakeError(f"input_domain ({input_domain!r}) must have bounds of finite width b - a")
-    return (float(elem.bounds[0]), float(elem.bounds[1])), n
+    return (float(bounds[0]), float(bounds[1])), n
 
 
 def _parameters(t: float, s: float, noise: str, sigma: Optional[float], d: Optional[float],

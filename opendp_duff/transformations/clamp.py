@@ -40,6 +40,8 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
 
     Proof: ``proofs/transformations/clamp/make_clamp.tex``.
 
+    References: none needed (a record-wise map; the stability argument is in the proof).
+
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()

@@ -30,6 +30,8 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
 
     Proof: ``proofs/transformations/count/make_count.tex``.
 
+    References: [DMNS06] (the count has sensitivity 1 under add/remove).
+
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()

@@ -36,6 +36,8 @@ def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, const
 
     Proof: ``proofs/transformations/impute/make_impute_constant.tex``.
 
+    References: none needed (a record-wise map; the stability argument is in the proof).
+
     Example:
         >>> import opendp_duff as dp
         >>> raw = dp.vector_domain(dp.atom_domain(T=float, nan=True)), dp.symmetric_distance()

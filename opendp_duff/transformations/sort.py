@@ -30,6 +30,8 @@ def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformatio
 
     Proof: ``proofs/transformations/sort/make_sort.tex``.
 
+    References: none needed (sorting preserves the multiset; see the proof).
+
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()

@@ -716,8 +716,9 @@ MECHS = {
         t=0.1, s=0.2, noise="student_t"), FINITE),
     "smooth_trimmed_mean": (lambda n: _sorted(n, dp.change_one_distance()) >> dp.m.then_smooth_trimmed_mean(
         m=n // 4, t=0.1, s=0.2, noise="student_t"), FINITE),
-    "smooth_median_baseline[SMOOTHSENS_eps]": (lambda n: _sorted(n, dp.change_one_distance())
-                                               >> _baselines.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0), FINITE),
+    "smooth_median_baseline[SMOOTHSENS_eps]": (
+        lambda n: _sorted(n, dp.change_one_distance())
+        >> _baselines.then_smooth_median_baseline("SMOOTHSENS_eps", 1.0), FINITE),
     "smooth_median_baseline[LAPLACELN]": (lambda n: _sorted(n, dp.change_one_distance())
                                           >> _baselines.then_smooth_median_baseline("LAPLACELN", 1.0, 1e-6, t=0.1),
                                           FINITE),
