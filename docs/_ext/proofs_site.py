@@ -19,11 +19,11 @@ import pathlib
 import posixpath
 import re
 import shutil
+import sys
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -84,8 +84,9 @@ def check_proofs_built(app: Sphinx) -> None:
         return
     bad = missing_pdfs()
     if bad:
-        raise ExtensionError(
-            f"the site links every proof's PDF, and {len(bad)} of them are missing or older than "
+        # A plain exit: Sphinx would present an extension's exception as a crash to report.
+        sys.exit(
+            f"docs: the site links every proof's PDF, and {len(bad)} of them are missing or older than "
             f"their source (first: {bad[0]}). Build the proofs first: python3 proofs/build.py "
             "(docs/build.sh builds the proofs, then the site).")
 
