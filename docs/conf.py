@@ -61,6 +61,7 @@ html_show_sourcelink = False
 html_theme_options = {
     "description": "Composable differential privacy with the Duff exponential mechanism",
     "fixed_sidebar": False,
+    "page_width": "1120px",
     "show_relbars": True,
     "sidebar_includehidden": False,     # the saved experiment reports are reached from RESULTS
 }
