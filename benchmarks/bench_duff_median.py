@@ -11,6 +11,9 @@ reports Duff 0.6 (0.1) / 0.3 (0.1) / 0.2 (0.1), the parenthesis being the standa
 deviation across datasets.
 
 (b) Speed, as ratios to a baseline measured in the same run (minimum of repeats):
+``clamp >> duff_median`` on unsorted input (the window selected by ``np.partition``, no
+sort) vs ``np.clip`` + ``np.sort`` (target <= 0.5x at 1e7), with its parts (the clamp, the
+selection of the window, the rest) as ratios to the same baseline;
 ``clamp >> sort >> duff_median`` vs ``np.clip`` + ``np.sort`` (target <= 1.5x); the
 median step alone on sorted input vs ``np.sort`` (target <= 0.5x); and, when they
 import, OpenDP's ``make_private_quantile`` (1000 candidates) and diffprivlib's
@@ -27,10 +30,27 @@ import numpy as np
 import opendp_duff as dp
 
 
-def duff_median_chain(lo, hi, scale):
+def duff_median_chain(lo, hi, scale, sort=True):
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-    return (space >> dp.t.then_clamp(bounds=(lo, hi)) >> dp.t.then_sort()
-            >> dp.m.then_duff_median(scale=scale))
+    clamped = space >> dp.t.then_clamp(bounds=(lo, hi))
+    return (clamped >> dp.t.then_sort() if sort else clamped) >> dp.m.then_duff_median(scale=scale)
+
+
+def selection_parts(x, lo, hi, scale):
+    """Where the unsorted chain's time goes: the clamp, the selection of the window (the
+    partition, the window's sort, the tail counts), the rest (levels, bounds, the race)."""
+    from opendp_duff.measurements import duff as duff_mod
+    from opendp_duff.measurements._rank_window import SelectedRecords
+    space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+    clamp = space >> dp.t.then_clamp(bounds=(lo, hi))
+    y = clamp(x)
+    n = y.size
+    r = duff_mod.quantile_best_gap(n, 1, 2)
+    k = duff_mod._window(n, scale)
+    first, last = max(r - k, 1), min(r + k + 1, n)
+    sampler = duff_mod._QuantileSampler(SelectedRecords(y), lo, hi, 0.5, scale)
+    return {"clamp": lambda: clamp(x), "window selection": lambda: SelectedRecords(y).window(first, last),
+            "race and uniform": sampler.sample}
 
 
 def exact_mean_abs_error(x_sorted, bounds, scale, t):
@@ -101,18 +121,27 @@ def speed(sizes, repeats):
                     dp.symmetric_distance())
     step = dp.m.make_duff_median(*sorted_space, scale=2.0)
     chain = duff_median_chain(0.0, 1.0, 2.0)
+    unsorted_chain = duff_median_chain(0.0, 1.0, 2.0, sort=False)
     rng = np.random.default_rng(1)
     for n in sizes:
         x = rng.uniform(0.0, 1.0, size=n)
         xs = np.sort(x)
+        parts = selection_parts(x, 0.0, 1.0, 2.0)
         # interleaved repeats, best of each: robust to load from other processes
-        t_clip_sort = t_sort = t_chain = t_step = float("inf")
+        t_clip_sort = t_sort = t_chain = t_step = t_unsorted = float("inf")
+        t_parts = dict.fromkeys(parts, float("inf"))
         for _ in range(repeats):
             t_clip_sort = min(t_clip_sort, best_time(clip_sort, x, repeat=1))
+            t_unsorted = min(t_unsorted, best_time(unsorted_chain, x, repeat=1))
             t_chain = min(t_chain, best_time(chain, x, repeat=1))
             t_sort = min(t_sort, best_time(np.sort, x, repeat=1))
             t_step = min(t_step, best_time(step, xs, repeat=3))
+            for name, part in parts.items():
+                t_parts[name] = min(t_parts[name], best_time(part, repeat=1))
         print(f"    n={n:.0e}: np.clip+np.sort {t_clip_sort:.3f}s, np.sort {t_sort:.3f}s")
+        print(f"        clamp>>duff_median, unsorted input / (np.clip+np.sort) = {t_unsorted / t_clip_sort:.3f}x"
+              f"   (target <= 0.5x at 1e7)")
+        print("            of which " + ", ".join(f"{name} {t / t_clip_sort:.3f}x" for name, t in t_parts.items()))
         print(f"        clamp>>sort>>duff_median / (np.clip+np.sort) = {t_chain / t_clip_sort:.3f}x"
               f"   (target <= 1.5x)")
         print(f"        duff_median step on sorted input / np.sort   = {t_step / t_sort:.4f}x"

@@ -3,9 +3,18 @@
 [GM-Duff] Definition 8 (the utility), Lemma 1 (sensitivity 1), §4.1 (the median), §5
 Algorithm 1 and Proposition 5 (the racing sampler).  The closed form of the utility is in
 :mod:`opendp_duff.duff_utility`; releases are drawn exactly by
-:mod:`opendp_duff.samplers.exact`.  The sampler has two stages: :class:`_QuantileSampler`
-finds the window of gaps around the best one, their levels and the far blocks (all from the
-sorted records), and :meth:`_QuantileSampler.sample` runs the race on them.
+:mod:`opendp_duff.samplers.gumbel_race` and :mod:`opendp_duff.samplers.uniform`.  The sampler
+has two stages: :class:`_QuantileSampler` finds the window of gaps around the best one, their
+levels and the two far blocks, and :meth:`_QuantileSampler.sample` runs the race on them.
+
+The sampler reads the data only through a *rank window*
+(:mod:`opendp_duff.measurements._rank_window`): n, the sorted records of the ranks around the
+target, and for each tail outside them its count, its ties with the window's end and a
+callable that returns the tail sorted, called only when the tail's block must be opened.
+Sorted input gives the window by slicing (:class:`SortedRecords`); input in any order by
+selection, ``np.partition`` at the window's edge ranks (:class:`SelectedRecords`), so an
+unsorted vector is never sorted unless a tail's bound could win.  Both give the sampler the
+same inputs, so the release has the same law; a distributed backend is a third source.
 
 Proofs: ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
@@ -14,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,11 +39,24 @@ from ..metrics import Metric, SymmetricDistance
 from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
 from ..transformations._common import as_array, dataset_space
+from ._rank_window import RankSource, SelectedRecords, SortedRecords
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
            "duff_quantile_sample"]
 
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
+
+
+class _Block(NamedTuple):
+    """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
+    the window (None if none has positive width) and their ends on demand."""
+
+    g0: int
+    g1: int
+    span_lo: float
+    span_hi: float
+    live: int | None
+    ends: Callable[[], np.ndarray]
 
 
 # [proof:quantile_window_size]
@@ -50,70 +72,62 @@ def _window(n: int, scale: float) -> int:
     if math.isinf(scale) or scale > n + 2:
         return n + 1
     return int(min(n + 1, max(1, math.ceil(scale * (math.log(n + 2) + _TAIL)) + 2)))
-
-
-def _edges(y: np.ndarray, lo: float, hi: float, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray]:
-    """Left and right ends of gaps j0..j1-1 (gap j lies between record j and j+1, 1-based,
-    with a and b as records 0 and n+1)."""
-    n = y.size
-    left = np.empty(j1 - j0)
-    right = np.empty(j1 - j0)
-    if j1 > j0:
-        a0, a1 = max(j0, 1), j1
-        left[a0 - j0:] = y[a0 - 1:a1 - 1]
-        if j0 == 0:
-            left[0] = lo
-        b1 = min(j1, n)
-        right[:b1 - j0] = y[j0:b1]
-        if j1 == n + 1:
-            right[-1] = hi
-    return left, right
 # [end:quantile_window_size]
 
 
 class _QuantileSampler:
-    """The Duff alpha-quantile mechanism on sorted data y in [lo, hi], sampled exactly.
+    """The Duff alpha-quantile mechanism on records in [lo, hi], sampled exactly.
 
-    Candidates: the n + 1 gaps, gap j = [e_j, e_{j+1}] with e = (lo, y_1..y_n, hi), level
-    L_j = quantile_gap_levels(j) and width w_j.  (Records have Lebesgue measure zero.)
+    Candidates: the n + 1 gaps, gap j = [e_j, e_{j+1}] with e = (lo, y_1..y_n, hi) (y the
+    sorted records), level L_j = quantile_gap_levels(j) and width w_j.  (Records have
+    Lebesgue measure zero.)
 
     Stage 1, the window and the levels (``__init__``): the gaps within ``_window`` of the
-    best gap r are items; the gaps left and right of the window form two lazy blocks.
-    Levels fall away from r, so a block's live (positive-width) gaps all have level at
-    most that of its live gap nearest the window (found by binary search), and they are
+    best gap r are items; they need the records of ranks j0..j1 only, which the
+    :class:`~opendp_duff.measurements._rank_window.RankSource` hands out as a rank window
+    (``data``: a sorted array, or any source of that module).  The gaps left and right of
+    the window form two lazy blocks, one per tail.  Levels fall away from r, so a block's
+    live (positive-width) gaps all have level at most that of its live gap nearest the
+    window (located by the tail's count of ties with the window's end), and they are
     disjoint inside the block's span: (span) exp(that level / scale) bounds the block's
-    mass, and the block's O(n) members are built only if that bound could win.
+    mass, and the tail's records are asked for (sorted) only if that bound could win.
 
     Stage 2, the race (``sample``): the exact race
-    (:func:`opendp_duff.samplers.exact.exact_race_with_lazy_blocks`) chooses gap j with
+    (:func:`opendp_duff.samplers.gumbel_race.exact_race_with_lazy_blocks`) chooses gap j with
     probability exactly w_j exp(L_j / scale) / Z (the inputs read as exact rationals), and
     the release is an exact uniform point of it rounded to the nearest float.  scale = 0
     keeps the gaps of the top live level (weight w_j); scale = inf weighs every gap by w_j.
 
-    Work per release: O(window + log n), plus O(n) with tiny probability.  The window
-    depends on n (private under add/remove): it changes the cost, never the law.
+    Work per release: O(window) plus the source's cost of the window (O(log n) sorted,
+    O(n) by selection), plus the cost of a tail with tiny probability.  The window depends
+    on n (private under add/remove): it changes the cost, never the law.
     """
 
-    def __init__(self, y: np.ndarray, lo: float, hi: float, alpha: Fraction | float, scale: float) -> None:
+    def __init__(self, data: np.ndarray | RankSource, lo: float, hi: float, alpha: Fraction | float,
+                 scale: float) -> None:
         # [proof:quantile_window]
-        self.y, self.lo, self.hi, self.scale = y, lo, hi, scale
-        n = self.n = y.size
+        src = SortedRecords(data) if isinstance(data, np.ndarray) else data
+        self.lo, self.hi, self.scale = lo, hi, scale
+        n = self.n = src.n
         self.P, self.Q = quantile_rational(alpha, n)
         r = quantile_best_gap(n, self.P, self.Q)
         k = _window(n, scale)
-        j0, j1 = max(0, r - k), min(n + 1, r + k + 1)
-        left, right = _edges(y, lo, hi, j0, j1)
+        j0, j1 = max(0, r - k), min(n + 1, r + k + 1)       # items: gaps j0..j1-1
+        win = src.window(max(j0, 1), min(j1, n)) if n else None
+        vals = win.values if win is not None else np.empty(0)
+        e = np.concatenate([[lo] if j0 == 0 else [], vals, [hi] if j1 == n + 1 else []])
+        left, right = e[:-1], e[1:]                           # e_j0..e_j1: the ends of the items
         levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q).astype(np.float64)
-        ranges, spans, live = [], [], []
-        if j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]
-            ranges.append((0, j0))
-            spans.append((lo, self._e(j0)))
-            live.append(self._live_left(j0))
-        if j1 <= n:  # gaps j1..n span [e_j1, hi]
-            ranges.append((j1, n + 1))
-            spans.append((self._e(j1), hi))
-            live.append(self._live_right(j1))
-        live_levels = [self._level(j) for j in live if j is not None]
+        tails: list[_Block] = []
+        if win is not None and j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]; records 1..j0-1 < e_j0 unless tied
+            v = float(vals[0])
+            t = int(lo < v) + j0 - 1 - win.left.ties         # #{0 <= i <= n : e_i < e_j0}
+            tails.append(_Block(0, j0, lo, v, t - 1 if t >= 1 else None, _ends(lo, win.left.values, v)))
+        if win is not None and j1 <= n:  # gaps j1..n span [e_j1, hi]; e_s = e_j1 for s = j1..j1+ties
+            v = float(vals[-1])
+            s = j1 + win.right.ties
+            tails.append(_Block(j1, n + 1, v, hi, s if s < n or hi > v else None, _ends(v, win.right.values, hi)))
+        live_levels = [self._level(b.live) for b in tails if b.live is not None]
         window_live = levels[right > left]
         tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
@@ -121,17 +135,17 @@ class _QuantileSampler:
         # [proof:quantile_race_inputs]
         self.near_left, self.near_right = left, right
         self.near_numer, self.denom = self._numer(levels)
-        self._block_ranges = ranges
+        self._tails = tails
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.blocks: list[LazyGroup] = []
         self._block_ids: list[int] = []
-        for b, ((s_lo, s_hi), j) in enumerate(zip(spans, live, strict=True)):
-            if j is None:  # no live gap: the block has no mass
+        for b, block in enumerate(tails):
+            if block.live is None:  # no live gap: the block has no mass
                 continue
-            up = float(self._numer(np.array([self._level(j)]))[0][0])
+            up = float(self._numer(np.array([self._level(block.live)]))[0][0])
             if up == -np.inf:  # scale 0 and below the top level: no mass
                 continue
-            self.blocks.append(LazyGroup(up, s_lo, s_hi, self._members_fn(b)))
+            self.blocks.append(LazyGroup(up, block.span_lo, block.span_hi, self._members_fn(b)))
             self._block_ids.append(b)
         # [end:quantile_race_inputs]
 
@@ -147,30 +161,13 @@ class _QuantileSampler:
             return np.zeros(levels.shape), 1.0
         return levels, self.scale
 
-    def _e(self, j: int) -> float:
-        """e_j: lo for j = 0, y_j (1-based) for 1 <= j <= n, hi for j = n + 1."""
-        return self.lo if j == 0 else (self.hi if j == self.n + 1 else float(self.y[j - 1]))
-
-    def _live_left(self, j0: int) -> int | None:
-        """The largest j < j0 with e_j < e_{j+1}, or None: the gaps t..j0-1 with
-        e_t = e_j0 are empty, and gap t - 1 is not."""
-        v = self._e(j0)
-        t = int(self.lo < v) + int(np.searchsorted(self.y, v, side="left"))
-        return t - 1 if t >= 1 else None
-
-    def _live_right(self, j1: int) -> int | None:
-        """The smallest j >= j1 with e_j < e_{j+1}, or None: s, the last index with e_s = e_j1."""
-        v = self._e(j1)
-        s = int(self.lo <= v) + int(np.searchsorted(self.y, v, side="right")) - 1
-        return s if s <= self.n and self._e(s + 1) > v else None
-
     def _members(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(numer, left, right) of every gap of far block b (built once, then cached)."""
+        """(numer, left, right) of every gap of block b (built once, then cached)."""
         if b not in self._cache:
-            a0, a1 = self._block_ranges[b]
-            left, right = _edges(self.y, self.lo, self.hi, a0, a1)
-            levels = quantile_gap_levels(np.arange(a0, a1), self.n, self.P, self.Q)
-            self._cache[b] = (self._numer(levels.astype(np.float64))[0], left, right)
+            block = self._tails[b]
+            e = block.ends()                               # e_g0..e_g1
+            levels = quantile_gap_levels(np.arange(block.g0, block.g1), self.n, self.P, self.Q)
+            self._cache[b] = (self._numer(levels.astype(np.float64))[0], e[:-1], e[1:])
         return self._cache[b]
 
     def _members_fn(self, b: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -183,7 +180,12 @@ class _QuantileSampler:
             return exact_uniform_float(self.near_left[i], self.near_right[i])
         _, left, right = self._members(self._block_ids[j])
         return exact_uniform_float(left[i], right[i])
-    # [end:quantile_sampler_helpers]
+
+
+def _ends(a: float, tail: Callable[[], np.ndarray], b: float) -> Callable[[], np.ndarray]:
+    """The ends of a block's gaps, on demand: a, the tail's sorted records, b."""
+    return lambda: np.concatenate([[a], tail(), [b]])
+# [end:quantile_sampler_helpers]
 
 
 def duff_quantile_sample(x_sorted: Any, bounds: tuple[float, float], alpha: Fraction | float,
@@ -203,16 +205,16 @@ def duff_quantile_sample(x_sorted: Any, bounds: tuple[float, float], alpha: Frac
     if size is not None:
         size = v.number("size", size, integer=True, nonneg=True)
     y = np.clip(np.asarray(x_sorted, dtype=np.float64).reshape(-1), lo, hi)
-    return _sample(y, lo, hi, alpha, scale, size)
+    return _sample(SortedRecords(y), lo, hi, alpha, scale, size)
 
 
 # [proof:duff_quantile_sample]
-def _sample(y: np.ndarray, lo: float, hi: float, alpha: Fraction | float, scale: float,
+def _sample(src: RankSource, lo: float, hi: float, alpha: Fraction | float, scale: float,
             size: int | None = None) -> Any:
-    """Draw from validated parameters and a sorted float array inside [lo, hi]."""
+    """Draw from validated parameters and a source of records inside [lo, hi]."""
     if not lo < hi:  # the output space is one point
         return lo if size is None else np.full(size, lo)
-    sampler = _QuantileSampler(y, lo, hi, alpha, scale)
+    sampler = _QuantileSampler(src, lo, hi, alpha, scale)
     if size is None:
         return sampler.sample()
     return np.array([sampler.sample() for _ in range(size)], dtype=np.float64)
@@ -220,10 +222,11 @@ def _sample(y: np.ndarray, lo: float, hi: float, alpha: Fraction | float, scale:
 
 
 def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True, T=float)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
                         "(add/remove neighbours, [GM-Duff] Definition 1)")
+    assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     return elem.bounds
 
 
@@ -237,8 +240,10 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     the closed form is in :mod:`opendp_duff.duff_utility`).  For no records u = -1 everywhere.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)), sorted=True)``,
-          a <= b finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
+          finite, no NaN (chain ``then_clamp``), sorted or not: unsorted records are not
+          sorted but selected (the window around the target rank by ``np.partition``, O(n)),
+          sorted ones (``then_sort``, ``sorted=True``) are read in O(log n).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -258,9 +263,11 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
         by width); scale ``inf`` gives 0 (uniform on [a, b], whatever the data).
 
     Sampling is exact: a Gumbel race over the gaps between records ([GM-Duff] §5,
-    Algorithm 1 and Proposition 5) decided by :mod:`opendp_duff.samplers.exact`, then an
-    exact uniform point of the chosen gap rounded to the nearest float.  The running time
-    depends on the data (n, ties) and is not protected.
+    Algorithm 1 and Proposition 5) decided by :mod:`opendp_duff.samplers.gumbel_race`, then
+    an exact uniform point of the chosen gap rounded to the nearest float.  Only the gaps
+    near the target rank are built; the rest form two lazy blocks, opened (and, for unsorted
+    input, sorted) only if their bound could win.  The law is the same sorted or not; the
+    running time depends on the data (n, ties) and is not protected.
 
     Proof: ``proofs/measurements/duff/make_duff_quantile.tex``.
 
@@ -269,7 +276,7 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-        >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
+        >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0))
         ...      >> dp.m.then_duff_quantile(alpha=0.25, scale=2.0))
         >>> m.map(1)
         1.0
@@ -288,7 +295,9 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
     def function(x: Any) -> float:
-        return _sample(as_array(x), lo, hi, alpha, scale)
+        y = as_array(x)  # a new array: selection may reorder it in place
+        return _sample(SortedRecords(y) if input_domain.sorted else SelectedRecords(y, owned=True),
+                       lo, hi, alpha, scale)
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
@@ -297,7 +306,7 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not lo < hi:
             return DiscreteLaw((lo,), [0.0])
-        u = quantile_step_function(as_array(x), (lo, hi), alpha)
+        u = quantile_step_function(np.sort(as_array(x)), (lo, hi), alpha)
         return step_function_law(u.left, u.right, u.levels, scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
@@ -314,8 +323,10 @@ def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: fl
     2 per gap on each side, the two sides one apart.  For no records u = -1 everywhere.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)), sorted=True)``,
-          a <= b finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
+          finite, no NaN (chain ``then_clamp``), sorted or not: unsorted records are not
+          sorted but selected (the window around the target rank by ``np.partition``, O(n)),
+          sorted ones (``then_sort``, ``sorted=True``) are read in O(log n).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -340,7 +351,7 @@ def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: fl
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-        >>> m = (space >> dp.t.then_clamp(bounds=(-10.0, 10.0)) >> dp.t.then_sort()
+        >>> m = (space >> dp.t.then_clamp(bounds=(-10.0, 10.0))
         ...      >> dp.m.then_duff_median(scale=2.0 / 1.0))
         >>> m.map(1)
         1.0

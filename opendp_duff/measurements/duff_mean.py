@@ -4,7 +4,10 @@ The utility of an output x is minus the fewest additions and removals of
 records in [lo, hi] that make the mean equal x ([GM-Duff] Definition 8).  This module
 computes it as a step function in O(n) after sorting, vectorised, with exact
 integer arithmetic; the proof is
-``proofs/measurements/duff_mean/make_duff_mean.tex``.
+``proofs/measurements/duff_mean/make_duff_mean.tex``.  A release needs only the levels
+near the top, which depend only on the few largest and smallest records and on the sum
+of all: :mod:`opendp_duff.measurements._mean_window` computes those (by selection when
+the input is not sorted) and keeps the rest of the step function as two lazy blocks.
 
 Structure used (proved in the document):
 
@@ -31,6 +34,7 @@ The cost is a bias of at most (hi - lo) 2^-33 in the statistic.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -43,7 +47,7 @@ from ..domains import VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
-from ..samplers.race import sample_step_function
+from ..samplers.uniform import exact_uniform_float
 from ..transformations._common import as_array, dataset_space
 
 __all__ = ["make_duff_mean", "then_duff_mean", "duff_mean_step_function"]
@@ -53,64 +57,118 @@ _W = 1 << GRID_BITS              # the grid has _W + 1 points lo + j (hi - lo) /
 _SCALE = float(_W)
 _INV_SCALE = 1.0 / _SCALE
 _INT64_MAX_N = 1 << 28           # int64 arithmetic is overflow-free below this n (see _level_ends)
+_CHUNK = 1 << 16                 # records per chunk of the exact float sum of units (_grid_total)
+_INT64_SUM = 1 << 30             # integer units per int64 partial sum (2^30 2^32 < 2^63)
 
 
 # [proof:duff_mean_grid]
-def _grid_units(y: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """Each record as an integer j in [0, 2^32]: round((y - lo) / (hi - lo) * 2^32).
+def _grid_floats(y: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Each record as an integer j in [0, 2^32] held in a float: round((y - lo) / (hi - lo) * 2^32).
 
     A fixed monotone function of one record (IEEE operations are monotone),
     so sorted records give sorted units and neighbours give neighbours."""
     span = hi - lo
     if np.isfinite(span):
-        t = (y - lo) / span
+        t = np.subtract(y, lo)
+        t /= span
     else:  # hi - lo overflows: halve everything first (still monotone)
-        t = (y * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5)
-    j = np.rint(np.clip(t, 0.0, 1.0) * _SCALE)
-    return j.astype(np.int64)
+        t = np.multiply(y, 0.5)
+        t -= lo * 0.5
+        t /= hi * 0.5 - lo * 0.5
+    np.clip(t, 0.0, 1.0, out=t)
+    t *= _SCALE
+    return np.rint(t, out=t)
+
+
+def _grid_units(y: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The units as int64, computed chunk by chunk (no float temporary of the full size)."""
+    z = np.empty(y.size, dtype=np.int64)
+    for s in range(0, y.size, _CHUNK):
+        z[s:s + _CHUNK] = _grid_floats(y[s:s + _CHUNK], lo, hi)
+    return z
+
+
+def _grid_total(y: np.ndarray, lo: float, hi: float) -> int:
+    """The exact sum of the units of all records, in chunks of 2^16: a chunk's units are
+    integers <= 2^32, so every partial sum of a chunk is an integer < 2^53, exact in floats."""
+    return sum(int(np.sum(_grid_floats(y[s:s + _CHUNK], lo, hi))) for s in range(0, y.size, _CHUNK))
 # [end:duff_mean_grid]
 
 
 # [proof:duff_mean_level_ends]
 def _level_ends(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact lower ends of the level sets L_1..L_{n+1} for sorted integers z in [0, 2^32].
+    """Exact lower ends of the level sets L_1..L_{n+1} for sorted integers z in [0, 2^32], as
+    floats (A, F): see :func:`_level_ends_top`."""
+    a, f = _level_ends_top(z[::-1], _int_total(z), z.size, z.size + 1)
+    return a.astype(np.float64), f.astype(np.float64)
 
-    Returns (A, F): the lower end of L_k is t_k = N_k / D_k grid units with
+
+def _int_total(z: np.ndarray) -> int:
+    """The exact sum of integers in [0, 2^32], by int64 partial sums of 2^30 terms (< 2^63)."""
+    return sum(int(np.sum(z[s:s + _INT64_SUM])) for s in range(0, z.size, _INT64_SUM))
+
+
+def _level_ends_top(w: np.ndarray, total: int, n: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact lower ends of L_1..L_K, 1 <= K <= n + 1, from the largest records only: w[r] is
+    the (r+1)-th largest of the n integer records (at least K - 1 of them, in non-increasing
+    order) and ``total`` the exact sum of all n.
+
+    Returns integer arrays (A, F): the lower end of L_k is t_k = N_k / D_k grid units with
     A_k = floor(t_k) and F_k = floor(frac(t_k) 2^32), so floor(t_k 2^32) = A_k 2^32 + F_k.
+    Arrays are reused in place (p, then c, then run); the comments name what each holds.
     """
-    n = z.size
     dtype = np.int64 if n < _INT64_MAX_N else object  # object: exact Python ints (huge n only)
-    w = z[::-1].astype(dtype)                          # w[r] is the (r+1)-th largest record
-    p = np.zeros(n + 1, dtype=dtype)
+    w = w[:K - 1] if dtype is not object else w[:K - 1].astype(object)  # K - 1 <= n
+    p = np.empty(K, dtype=dtype)
+    p[0] = 0
     np.cumsum(w, out=p[1:])
-    np.subtract(p[n], p, out=p)                        # p[r] = sum of all but the r largest
+    np.subtract(total, p, out=p)                       # p[r] = sum of all but the r largest, r < K
     # c[r]: the least level k at which removing w[r] (instead of adding a record at lo) lowers
     # the ratio, i.e. the least integer k with w[r] (n + k - 2r) > 2 p[r].  w is non-increasing,
-    # so w > 0 on a prefix; beyond it removal never helps (c = infinity).
+    # so w > 0 on a prefix; beyond it removal never helps (c = infinity).  Only r < K - 1 matter
+    # for k <= K (at most k - 1 removals).
     m = int(np.count_nonzero(w))
-    c = (2 * p[:m]) // w[:m]
-    c += 2 * np.arange(m, dtype=dtype) + (1 - n)
+    buf = np.empty(K, dtype=dtype)
+    c = np.multiply(p[:m], 2, out=buf[:m])
+    np.floor_divide(c, w[:m], out=c)
+    ks = np.arange(K + 1, dtype=np.int64)              # ks[k] = k
+    c += ks[:m]
+    c += ks[:m]
+    c += 1 - n                                         # c[r] = floor(2 p[r] / w[r]) + 2r + 1 - n
     np.maximum.accumulate(c, out=c)                    # removal r helps iff all earlier ones do
-    np.clip(c, 0, n + 2, out=c)                        # levels run over 1..n+1
+    np.clip(c, 0, K + 1, out=c)                        # only the comparisons with k in 1..K matter
     # run[k] = #{r : cmax[r] <= k}, the length of the prefix of helpful removals at level k
-    run = np.cumsum(np.bincount(c.astype(np.int64), minlength=n + 3))[1:n + 2]
-    ks = np.arange(1, n + 2, dtype=np.int64)
-    rstar = np.minimum(run, ks - 1)                    # at most k - 1 removals (a >= 1)
-    num = p[rstar]
-    den = (n + ks - 2 * rstar).astype(dtype)
-    a = num // den
-    num -= a * den
+    run = np.bincount(c.astype(np.int64, copy=False), minlength=K + 2)
+    np.cumsum(run, out=run)
+    rstar = np.minimum(run[1:K + 1], ks[:K], out=run[1:K + 1])  # at most k - 1 removals (a >= 1)
+    num = np.take(p, rstar, out=buf, mode="clip")      # N_k = p[rstar_k] (0 <= rstar_k < K: no clipping)
+    den = rstar.astype(dtype) if dtype is object else rstar
+    den *= -2
+    den += ks[1:]
+    den += n                                           # D_k = n + k - 2 rstar_k >= 1
+    if dtype is object:  # no divmod ufunc for Python ints
+        a = num // den
+        num -= a * den
+    else:
+        a = p                                          # p is no longer needed
+        np.divmod(num, den, out=(a, num))              # a = floor(N/D), num = N mod D
     num *= _W
-    num //= den                                        # floor(frac(num/den) 2^32)
-    return a.astype(np.float64), num.astype(np.float64)
+    num //= den                                        # floor(frac(N/D) 2^32)
+    return a, num
 # [end:duff_mean_level_ends]
 
 
 # [proof:duff_mean_endpoints]
 def _fraction(a: np.ndarray, f: np.ndarray) -> np.ndarray:
     """floor(t 2^32) 2^-32 / 2^32 as a float in [0, 1]: one rounding of an exact dyadic,
-    hence a non-decreasing function of the exact t."""
-    return (a + f * _INV_SCALE) * _INV_SCALE
+    hence a non-decreasing function of the exact t.  (A and F are integers below 2^33, so
+    converting them to floats is exact.)"""
+    if f.dtype == object:
+        a, f = a.astype(np.float64), f.astype(np.float64)
+    t = np.multiply(f, _INV_SCALE)
+    t += a
+    t *= _INV_SCALE
+    return t
 
 
 # The end maps: lo + frac (hi - lo) and hi - frac (hi - lo) in floats, then clipped to
@@ -120,22 +178,39 @@ def _fraction(a: np.ndarray, f: np.ndarray) -> np.ndarray:
 # floats would give.  Otherwise the only overflow is of a sum whose exact value lies
 # beyond the bound; it gives +-inf, which the clip maps to that bound, as it would the
 # unbounded result: that overflow (and gradual underflow) is expected, not reported.
+# Each map works in place on frac, which it owns.
 def _from_lo(frac: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo
     if not np.isfinite(span):
-        return 2.0 * np.clip(lo * 0.5 + frac * (hi * 0.5 - lo * 0.5), lo * 0.5, hi * 0.5)
+        frac *= hi * 0.5 - lo * 0.5
+        frac += lo * 0.5
+        return 2.0 * np.clip(frac, lo * 0.5, hi * 0.5, out=frac)
     with np.errstate(over="ignore", under="ignore"):
-        x = lo + frac * span
-    return np.clip(x, lo, hi)
+        frac *= span
+        frac += lo
+    return np.clip(frac, lo, hi, out=frac)
 
 
 def _from_hi(frac: np.ndarray, lo: float, hi: float) -> np.ndarray:
     span = hi - lo
     if not np.isfinite(span):
-        return 2.0 * np.clip(hi * 0.5 - frac * (hi * 0.5 - lo * 0.5), lo * 0.5, hi * 0.5)
+        frac *= -(hi * 0.5 - lo * 0.5)
+        frac += hi * 0.5
+        return 2.0 * np.clip(frac, lo * 0.5, hi * 0.5, out=frac)
     with np.errstate(over="ignore", under="ignore"):
-        x = hi - frac * span
-    return np.clip(x, lo, hi)
+        frac *= -span
+        frac += hi
+    return np.clip(frac, lo, hi, out=frac)
+
+
+def _level_sets_top(largest: np.ndarray, smallest: np.ndarray, total: int, n: int, K: int,
+                    lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ends of L_1..L_K from the units of the min(K - 1, n) (or more) largest records in
+    non-increasing order, of as many smallest in non-decreasing order, and the exact total of
+    all n units.  The upper ends are the lower ends of the reflected units 2^32 - j."""
+    lower = _from_lo(_fraction(*_level_ends_top(largest, total, n, K)), lo, hi)
+    upper = _from_hi(_fraction(*_level_ends_top(_W - smallest, n * _W - total, n, K)), lo, hi)
+    return lower, upper
 
 
 def duff_mean_level_sets(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -147,9 +222,7 @@ def duff_mean_level_sets(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np
     if not hi > lo:
         return np.full(y.size + 1, lo), np.full(y.size + 1, lo)
     z = _grid_units(y, lo, hi)
-    lower = _from_lo(_fraction(*_level_ends(z)), lo, hi)
-    upper = _from_hi(_fraction(*_level_ends(_W - z[::-1])), lo, hi)
-    return lower, upper
+    return _level_sets_top(z[::-1], z, _int_total(z), z.size, z.size + 1, lo, hi)
 # [end:duff_mean_endpoints]
 
 
@@ -204,7 +277,9 @@ def _pieces(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarra
     left[m - 1], right[m - 1] = lo_k[0], up_k[0]
     left[m:], right[m:] = up_k[:-1], up_k[1:]
     ks = np.arange(k0 + 1, k0 + m + 1, dtype=np.int64)
-    level[:m - 1], level[m - 1], level[m:] = -ks[:0:-1], -ks[0], -ks[1:]
+    np.negative(ks[:0:-1], out=level[:m - 1])
+    level[m - 1] = -ks[0]
+    np.negative(ks[1:], out=level[m:])
     keep = right > left
     if keep.all():
         return left, right, level
@@ -223,8 +298,10 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     (hi - lo) 2^-33.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T, bounds=(lo, hi)), sorted=True)`` with
-          T float or int, lo <= hi finite, no NaN (chain ``then_clamp`` and ``then_sort``).
+        * Input domain: ``vector_domain(atom_domain(T, bounds=(lo, hi)))`` with T float or
+          int, lo <= hi finite, no NaN (chain ``then_clamp``), sorted or not: a release reads
+          the few largest and smallest records (sliced when ``sorted=True``, selected by
+          ``np.partition`` otherwise) and the exact sum of all.
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -242,9 +319,11 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
         (uniform on [lo, hi], whatever the data).
 
     Sampling is exact: a Gumbel race over the pieces ([GM-Duff] §5, Algorithm 1 and
-    Proposition 5) decided by :mod:`opendp_duff.samplers.exact`, then an exact uniform
-    point of the chosen piece rounded to the nearest float.  The running time depends on
-    the data and is not protected.
+    Proposition 5) decided by :mod:`opendp_duff.samplers.gumbel_race`, then an exact
+    uniform point of the chosen piece rounded to the nearest float.  Only the pieces near
+    the top level are built; the others form two lazy blocks, built (after sorting
+    unsorted input) only if their bound could win.  The law is the same sorted or not; the
+    running time depends on the data and is not protected.
 
     Proof: ``proofs/measurements/duff_mean/make_duff_mean.tex``.
 
@@ -254,28 +333,29 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     Example:
         >>> import opendp_duff as dp
         >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-        >>> m = (space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.t.then_sort()
-        ...      >> dp.m.then_duff_mean(scale=2.0))
+        >>> m = space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.m.then_duff_mean(scale=2.0)
         >>> m.map(1)
         1.0
         >>> 0.0 <= m([1.0, 2.0, 3.0, 12.0]) <= 10.0
         True
     """
     # [proof:make_duff_mean]
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_sorted=True)
+    from ._mean_window import MeanSampler  # here, not at the top: that module builds on this one
+    elem = dataset_space(input_domain, input_metric, need_bounds=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
     scale = v.number("scale", scale, nonneg=True, allow_inf=True)
+    assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     lo, hi = float(elem.bounds[0]), float(elem.bounds[1])
-    bounds = (lo, hi)
+    bounds, presorted = (lo, hi), bool(input_domain.sorted)
 
     def function(x: Any) -> float:
-        y = np.clip(as_array(x), lo, hi)  # members are already inside; this only guards
         if not hi > lo:
             return lo
-        left, right, levels = duff_mean_step_function(y, bounds)
-        return float(np.clip(sample_step_function(left, right, levels, scale), lo, hi))
+        if math.isinf(scale):  # every piece weighs its width: uniform on [lo, hi]
+            return exact_uniform_float(lo, hi)
+        return MeanSampler(as_array(x), lo, hi, scale, presorted, owned=True).sample()  # a new array
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
@@ -284,7 +364,7 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not hi > lo:
             return DiscreteLaw((lo,), [0.0])
-        return step_function_law(*duff_mean_step_function(np.clip(as_array(x), lo, hi), bounds), scale)
+        return step_function_law(*duff_mean_step_function(np.sort(np.clip(as_array(x), lo, hi)), bounds), scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
                        output_law=output_law)
