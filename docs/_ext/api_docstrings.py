@@ -7,10 +7,10 @@
   its type; it shows none, and the page says what it is.
 * ``Proof: ``proofs/<path>.tex``.`` links to the proof's PDF in the site (``proofs/<path>.pdf``,
   which ``proofs_site`` copies there); the API pages are one folder down, under ``api/``.
-* In a docstring, ``|x - x'|`` is an absolute value or a size, as in the proofs; the package
-  defines no reStructuredText substitutions, so the reference shows such text literally
-  instead of reading it as a substitution reference.  Doctest lines and inline literals are left
-  as they are.
+* In a docstring, ``|x - x'|`` is an absolute value or a size, as in the proofs, and ``str_``
+  is numpy's string type; the package defines no reStructuredText substitutions or link
+  targets, so the reference shows such text literally instead of reading it as a substitution
+  or a link.  Doctest lines and inline literals are left as they are.
 """
 from __future__ import annotations
 
@@ -27,14 +27,17 @@ _LITERAL = re.compile(r"(``.+?``)")
 # |text| where reStructuredText would see a substitution reference: no space after the opening
 # bar or before the closing one, no bar, backquote or underscore reference right after.
 _BARS = re.compile(r"(?<![\w|`])\|(?=[^\s|])([^|`]*?[^\s|`])\|(?![\w|`])")
+# word_ where reStructuredText reads a named link reference (numpy's str_, np.str_): followed by
+# a space, the end, or a closing punctuation mark, as its inline-markup rules require.
+_LINK = re.compile(r"(?<![\w`.])([A-Za-z][\w.]*[A-Za-z0-9]_)(?=$|[\s\-.,:;!?\\/'\")\]}>])")
 
 
 def literal_bars(line: str) -> str:
-    """``line`` with each ``|text|`` outside inline literals shown as a literal."""
+    """``line`` with each ``|text|`` and ``word_`` outside inline literals shown as a literal."""
     if line.lstrip().startswith((">>>", "...")):
         return line
     parts = _LITERAL.split(line)
-    return "".join(p if i % 2 else _BARS.sub(r"``|\1|``", p) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else _LINK.sub(r"``\1``", _BARS.sub(r"``|\1|``", p)) for i, p in enumerate(parts))
 
 
 def link_proofs(line: str) -> str:
