@@ -9,15 +9,18 @@ and smooth-sensitivity noise.
 """
 from . import audit, c, m, samplers, smooth, t
 from .combinators import binary_search_param
+from .combinators.sequential import Queryable
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
-from .errors import (ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
+from .errors import (BudgetExceeded, ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
                      MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
                      NotAMemberValueError)
+from .frames import DataFrameDomain, PartitionDomain, dataframe_domain
 from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
                        smoothed_max_divergence, zero_concentrated_divergence)
-from .metrics import (absolute_distance, change_one_distance, inf_difference_distance,
-                      l1_distance, l2_distance, linf_distance, symmetric_distance)
+from .metrics import (PartitionBound, PartitionDistance, absolute_distance, change_one_distance,
+                      inf_difference_distance, l1_distance, l2_distance, linf_distance,
+                      partition_distance, symmetric_distance)
 
 from .duff_utility import StepFunction, duff_utility
 from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_quantile,
@@ -31,13 +34,16 @@ __all__ = [
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
+    "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
     "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",
     "l2_distance", "linf_distance", "symmetric_distance",
+    "PartitionDistance", "PartitionBound", "partition_distance",
     "PrivacyProfile", "approximate_divergence", "max_divergence", "smoothed_max_divergence",
     "zero_concentrated_divergence",
     # errors
     "ChainError", "DomainMismatch", "MetricMismatch", "MeasureMismatch", "MakeError",
-    "MakeTypeError", "MapError", "NotAMember", "NotAMemberTypeError", "NotAMemberValueError",
+    "MakeTypeError", "MapError", "BudgetExceeded", "NotAMember", "NotAMemberTypeError",
+    "NotAMemberValueError",
     # inspection of the Duff utility and of smooth sensitivity (not private releases)
     "StepFunction", "duff_utility", "smooth_sensitivity_median", "smooth_sensitivity_quantile",
     "smooth_sensitivity_rounding_slack", "smooth_sensitivity_trimmed_mean",

@@ -15,12 +15,16 @@ The rules (``docs`` of :func:`opendp_duff.domains.atom_domain` and ``vector_doma
   longdouble, integers beyond 2^53, and NaN unless the domain admits it;
 * an int domain takes Python or numpy integers within int64 and refuses floats (also 1.0),
   bool, None and strings;
-* a vector is a list, a tuple, a 1-d numpy array or a 1-d array-like with ``__array__``
-  (a pandas Series); object arrays are checked element by element.
+* a str domain takes Python ``str`` and numpy ``str_`` (not bytes, not None, not other
+  subclasses of str);
+* a vector is a list, a tuple, a 1-d numpy array, a 1-d array-like with ``__array__``
+  (a pandas Series) or a Polars Series; object arrays are checked element by element.  A
+  vector of strings is admitted as a numpy array of dtype object holding Python ``str``.
 """
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -35,6 +39,7 @@ __all__ = ["Refusal", "check_atom", "check_vector"]
 
 # [proof:element_types]
 _FLOAT_TYPES = (float, np.float16, np.float32, np.float64)   # exact types: no bool, no longdouble
+_STR_TYPES = (str, np.str_)    # exact types: no bytes, no other subclass of str
 _FLOAT_CHARS = "efd"           # the dtype characters of float16, float32, float64
 _NOT_CONTAINERS = (str, bytes, bytearray, dict, set, frozenset)
 
@@ -71,6 +76,8 @@ def _kind_name(t: type) -> str:
 
 
 def _elements_requirement(T: type) -> str:
+    if T is str:
+        return "elements must be strings (Python str or numpy str_); bytes, None and numbers are refused"
     if T is float:
         return ("elements must be floats (Python float or numpy float16/32/64) or integers k with "
                 "|k| <= 2^53; bool, None, strings and numpy longdouble are refused")
@@ -83,6 +90,10 @@ def _elements_requirement(T: type) -> str:
 def check_atom(domain: AtomDomain, x: object) -> tuple[Any, Refusal | None]:
     """``(canonical x, None)`` if x is a member of ``domain``, else ``(None, refusal)``."""
     t = type(x)
+    if domain.T is str:
+        if t not in _STR_TYPES:
+            return _type(f"a value must be a string (Python str or numpy str_), not {_kind_name(t)}")
+        return str(x), None
     if domain.T is float:
         if t in _FLOAT_TYPES:
             value: float | int = float(x)  # type: ignore[arg-type]  # exact: at most 64 bits
@@ -126,7 +137,7 @@ def check_vector(domain: VectorDomain, x: object) -> tuple[np.ndarray | None, Re
     return (None, refusal) if refusal is not None else (arr, None)
 
 
-_UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a sequence of numbers")
+_UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a sequence of values")
 
 
 def _as_array(T: type, x: object) -> tuple[np.ndarray | None, Refusal | None]:
@@ -137,13 +148,19 @@ def _as_array(T: type, x: object) -> tuple[np.ndarray | None, Refusal | None]:
         return _from_ndarray(T, x)
     if isinstance(x, (list, tuple)):
         return _from_items(T, x if type(x) in (list, tuple) else list(x))
+    polars = sys.modules.get("polars")    # never imported here: a Series implies it is loaded
+    if polars is not None and isinstance(x, polars.Series):
+        arr = x.to_numpy()                                 # guarded by check_vector
+        if not isinstance(arr, np.ndarray):
+            return _type("the Polars Series could not be read as a 1-d numpy array")
+        return _from_ndarray(T, arr)
     if (not isinstance(x, _NOT_CONTAINERS) and hasattr(x, "__array__") and hasattr(x, "__len__")
             and getattr(x, "ndim", None) == 1):           # a pandas Series, duck-typed
         arr = np.asarray(x)                                # guarded by check_vector
         if not isinstance(arr, np.ndarray):
             return _type("the array-like data could not be read as a 1-d numpy array")
         return _from_ndarray(T, arr)
-    return _type("data must be a list, tuple, 1-d numpy array or pandas Series, "
+    return _type("data must be a list, tuple, 1-d numpy array, pandas Series or Polars Series, "
                  f"not {type(x).__name__}")
 
 
@@ -153,7 +170,13 @@ def _from_ndarray(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal | 
                      else f"data must be one-dimensional, not {a.ndim}-dimensional")
     kind = a.dtype.kind
     if a.size == 0:                          # no element to check, whatever dtype numpy guessed
-        return np.zeros(0, dtype=np.float64 if T is float else np.int64), None
+        return np.zeros(0, dtype=_EMPTY_DTYPES[T]), None
+    if T is str:
+        if kind in "UT":                     # fixed-width or variable-width numpy strings
+            return a.astype(object), None    # each element a Python str
+        if kind == "O":
+            return _from_items(T, a.tolist(), a)
+        return _type(_elements_requirement(T) + f"; the array holds {_DTYPE_KINDS.get(kind, 'other values')}")
     if kind == "O":
         return _from_items(T, a.tolist())   # object arrays: element by element, unconverted
     if kind == "f" and a.dtype.char in _FLOAT_CHARS:
@@ -167,8 +190,10 @@ def _from_ndarray(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal | 
     return _type(_elements_requirement(T) + f"; the array holds {_DTYPE_KINDS.get(kind, 'other values')}")
 
 
-_DTYPE_KINDS = {"b": "bool", "c": "complex numbers", "U": "strings", "S": "bytes", "V": "raw records",
-                "M": "datetimes", "m": "timedeltas"}
+_DTYPE_KINDS = {"b": "bool", "c": "complex numbers", "U": "strings", "T": "strings", "S": "bytes",
+                "V": "raw records", "M": "datetimes", "m": "timedeltas", "f": "floats", "i": "integers",
+                "u": "integers"}
+_EMPTY_DTYPES = {float: np.float64, int: np.int64, str: object}
 
 
 def _from_int_array(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal | None]:
@@ -182,9 +207,13 @@ def _from_int_array(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal 
     return a.astype(np.int64, copy=False), None
 
 
-def _from_items(T: type, items: list | tuple) -> tuple[np.ndarray | None, Refusal | None]:
-    """A list or tuple (or the elements of an object array): types first, then exact ranges."""
+def _from_items(T: type, items: list | tuple,
+                source: np.ndarray | None = None) -> tuple[np.ndarray | None, Refusal | None]:
+    """A list or tuple (or the elements of an object array ``source``): types first, then
+    exact ranges."""
     types = set(map(type, items))
+    if T is str:
+        return _from_str_items(types, items, source)
     floats = {t for t in types if t in _FLOAT_TYPES}
     ints = {t for t in types if _is_int_type(t)}
     others = types - floats - ints
@@ -200,6 +229,20 @@ def _from_items(T: type, items: list | tuple) -> tuple[np.ndarray | None, Refusa
             return _value("integers in a float domain must satisfy |k| <= 2^53 (exactly a float64)"
                           if T is float else "elements must be integers within int64")
     return np.asarray(items, dtype=np.float64 if T is float else np.int64).reshape(-1), None
+
+
+def _from_str_items(types: set[type], items: list | tuple,
+                    source: np.ndarray | None) -> tuple[np.ndarray | None, Refusal | None]:
+    """Strings: every element of type str or numpy str_; an object array of Python str."""
+    others = types - set(_STR_TYPES)
+    if others:
+        worst = sorted(_kind_name(t) for t in others)[0]
+        return _type(_elements_requirement(str) + f"; found an element of type {worst}")
+    if source is not None and types <= {str}:
+        return source, None                  # already an object array of Python str
+    out = np.empty(len(items), dtype=object)
+    out[:] = [str(e) for e in items] if np.str_ in types else items
+    return out, None
 
 
 def _int_range(values: list | tuple, types: set[type]) -> tuple[int, int]:
@@ -220,9 +263,9 @@ def _check_values(domain: VectorDomain, a: np.ndarray) -> Refusal | None:
     if domain.size is not None and a.size != domain.size:
         return Refusal(NotAMemberValueError, f"the domain has size {domain.size}: the data must have "
                                              "exactly that many records")
-    if a.size == 0:
-        return None
     elem = domain.element_domain
+    if a.size == 0 or elem.T is str:        # strings: no NaN, no bounds, no order
+        return None
     lo_hi = (a.min(), a.max())          # NaN propagates into both
     if elem.T is float and math.isnan(lo_hi[0]):
         if not elem.nan:

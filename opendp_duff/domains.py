@@ -22,7 +22,7 @@ __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
 
 @attrs.frozen(repr=False)
 class AtomDomain:
-    """Single values of type ``T`` (float or int), optionally within closed ``bounds``.
+    """Single values of type ``T`` (float, int or str), optionally within closed ``bounds``.
 
     Build it with :func:`atom_domain`, which validates the fields.
 
@@ -33,6 +33,8 @@ class AtomDomain:
           numpy longdouble (extended precision is not float64), integers beyond 2^53.
         * ``T=int``: Python or numpy integers within int64, [-2^63, 2^63 - 1].  Refused: floats
           (1.5 and also 1.0), bool, None, strings.
+        * ``T=str``: Python ``str`` and numpy ``str_`` (admitted as a Python str).  Refused:
+          bytes, None, numbers, other subclasses of str.  No bounds, no NaN.
         * With ``bounds=(lo, hi)``: only values with lo <= x <= hi.
     """
 
@@ -57,8 +59,9 @@ class AtomDomain:
         """Whether ``x`` is a member (see the class docstring).  Never raises."""
         return check_atom(self, x)[1] is None
 
-    def admit(self, x: object) -> float | int:
-        """``x`` as a Python float (``T=float``) or int (``T=int``), exactly, if it is a member.
+    def admit(self, x: object) -> float | int | str:
+        """``x`` as a Python float (``T=float``), int (``T=int``) or str (``T=str``), exactly,
+        if it is a member.
 
         Raises:
             NotAMemberTypeError: ``x`` is the wrong kind of value.
@@ -75,16 +78,19 @@ def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = No
     """The domain of single values of type ``T``.
 
     Args:
-        T: ``float`` or ``int``.
-        bounds: ``(lo, hi)``, finite numbers of type T with lo <= hi, or None (unbounded).
+        T: ``float``, ``int`` or ``str``.
+        bounds: ``(lo, hi)``, finite numbers of type T with lo <= hi, or None (unbounded);
+            always None for ``T=str``.
         nan: whether NaN is a member (``T=float`` and no bounds only).
 
     Returns:
         An :class:`AtomDomain`; see its docstring for the members.
 
     Raises:
-        MakeTypeError: T is not float or int; bounds is not a pair of numbers; nan is not a bool.
-        MakeError: bounds are NaN, infinite or lo > hi; nan=True with T=int or with bounds.
+        MakeTypeError: T is not float, int or str; bounds is not a pair of numbers; nan is not
+            a bool.
+        MakeError: bounds are NaN, infinite or lo > hi; bounds with T=str; nan=True with T=int,
+            T=str or with bounds.
 
     Example:
         >>> import opendp_duff as dp
@@ -92,14 +98,18 @@ def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = No
         True
         >>> dp.atom_domain(T=float).member("0.5"), dp.atom_domain(T=int).member(1.0)
         (False, False)
+        >>> dp.atom_domain(T=str).member("N"), dp.atom_domain(T=str).member(b"N")
+        (True, False)
     """
-    if T not in (float, int):
-        raise MakeTypeError(f"T ({T!r}) must be float or int")
+    if T not in (float, int, str):
+        raise MakeTypeError(f"T ({T!r}) must be float, int or str")
+    if T is str and bounds is not None:
+        raise MakeError(f"bounds ({bounds!r}) are not defined for T=str")
     if bounds is not None:
         bounds = v.bounds("bounds", bounds, T)
     if not isinstance(nan, (bool, np.bool_)):
         raise MakeTypeError(f"nan ({nan!r}) must be a bool")
-    if nan and T is int:
+    if nan and T is not float:
         raise MakeError("nan (True) is only meaningful for T=float")
     if nan and bounds is not None:
         raise MakeError("nan (True) cannot be combined with bounds: NaN is outside every interval")
@@ -112,12 +122,14 @@ class VectorDomain:
 
     Build it with :func:`vector_domain`, which validates the fields.
 
-    Members: a list, a tuple, a 1-d numpy array or a 1-d array-like with ``__array__`` (a
-    pandas Series), each element a member of ``element_domain``; object arrays are checked
-    element by element.  Refused: scalars, 0-d and 2-d arrays, strings and bytes, dicts, sets,
-    generators, masked arrays.  A member has at most 2^53 records.  ``size`` is a public, known
-    length (or None: any length, including 0).  ``sorted=True`` means non-decreasing order; it is the output domain of
-    ``make_sort``.
+    Members: a list, a tuple, a 1-d numpy array, a 1-d array-like with ``__array__`` (a
+    pandas Series) or a Polars Series, each element a member of ``element_domain``; object
+    arrays are checked element by element (a null of a Polars Series reads as NaN in a float
+    column and as None, never a member, in a string column).  Refused: scalars, 0-d and 2-d
+    arrays, strings and bytes, dicts, sets, generators, masked arrays.  A member has at most
+    2^53 records.  ``size`` is a public, known length (or None: any length, including 0).
+    ``sorted=True`` means non-decreasing order; it is the output domain of ``make_sort``
+    (numbers only).
     """
 
     element_domain: AtomDomain
@@ -137,8 +149,9 @@ class VectorDomain:
         return check_vector(self, x)[1] is None
 
     def admit(self, x: object) -> np.ndarray:
-        """``x`` as a 1-d float64 (``T=float``) or int64 array, equal to it element by element,
-        if it is a member.  The array may be ``x`` itself (a float64 or int64 array is not
+        """``x`` as a 1-d float64 (``T=float``), int64 (``T=int``) or object array of Python
+        ``str`` (``T=str``), equal to it element by element, if it is a member.  The array may
+        be ``x`` itself (a float64 or int64 array, or an object array of Python str, is not
         copied): callers must not modify it.
 
         Raises:
@@ -163,7 +176,7 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
     Args:
         element_domain: an :class:`AtomDomain`.
         size: the public number of records, an integer in [0, 2^53], or None (unknown).
-        sorted: whether members are in non-decreasing order.
+        sorted: whether members are in non-decreasing order (not for strings).
 
     Returns:
         A :class:`VectorDomain`; see its docstring for the members.
@@ -171,7 +184,7 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
     Raises:
         MakeTypeError: element_domain is not an AtomDomain; size is not an integer; sorted is
             not a bool.
-        MakeError: size is negative or above 2^53.
+        MakeError: size is negative or above 2^53; sorted=True with strings.
 
     Example:
         >>> import opendp_duff as dp
@@ -186,4 +199,6 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
             raise MakeError(f"size ({size!r}) must be at most 2^53: no dataset has more records")
     if not isinstance(sorted, (bool, np.bool_)):
         raise MakeTypeError(f"sorted ({sorted!r}) must be a bool")
+    if sorted and element_domain.T is str:
+        raise MakeError("sorted (True) is only defined for numbers, not for T=str")
     return VectorDomain(element_domain, size, bool(sorted))

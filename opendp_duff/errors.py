@@ -18,7 +18,7 @@ know the standard hierarchy still catch them.
 """
 from __future__ import annotations
 
-__all__ = ["MakeError", "MakeTypeError", "MapError", "ChainError", "DomainMismatch",
+__all__ = ["MakeError", "MakeTypeError", "MapError", "BudgetExceeded", "ChainError", "DomainMismatch",
            "MetricMismatch", "MeasureMismatch", "NotAMember", "NotAMemberTypeError",
            "NotAMemberValueError"]
 
@@ -33,6 +33,13 @@ class MakeTypeError(TypeError):
 
 class MapError(ValueError):
     """A stability or privacy map was given a bad distance."""
+
+
+class BudgetExceeded(MakeError):
+    """A query to an interactive compositor asks for more privacy loss than remains.
+
+    Raised before the query touches the data; nothing is charged.  The message shows the
+    query's budget and what remains (public numbers)."""
 
 
 class ChainError(ValueError):

@@ -7,7 +7,7 @@ compare datasets as multisets and have integer distances; the others have float 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -17,9 +17,9 @@ from .errors import MapError
 __all__ = [
     "Metric",
     "SymmetricDistance", "ChangeOneDistance", "AbsoluteDistance", "InfDifferenceDistance",
-    "LInfDistance", "L1Distance", "L2Distance",
+    "LInfDistance", "L1Distance", "L2Distance", "PartitionDistance", "PartitionBound",
     "symmetric_distance", "change_one_distance", "absolute_distance",
-    "inf_difference_distance", "linf_distance", "l1_distance", "l2_distance",
+    "inf_difference_distance", "linf_distance", "l1_distance", "l2_distance", "partition_distance",
 ]
 
 
@@ -200,3 +200,81 @@ def linf_distance(monotonic: bool = False) -> LInfDistance:
     if not isinstance(monotonic, bool):
         raise v.MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
     return LInfDistance(monotonic)
+
+
+class PartitionBound(NamedTuple):
+    """A distance between partitions, ``(l0, l1, linf)``: at most l0 parts differ, their inner
+    distances sum to at most l1, and each is at most linf.
+
+    Bounds are compared componentwise (a partial order): ``a >= b`` when every component of
+    ``a`` is at least that of ``b``, which is what ``check(d_in, d_out)`` needs."""
+
+    l0: int
+    l1: int
+    linf: int
+
+    def __ge__(self, other: Any) -> bool:
+        o = PartitionBound(*other)
+        return self.l0 >= o.l0 and self.l1 >= o.l1 and self.linf >= o.linf
+
+    def __le__(self, other: Any) -> bool:
+        o = PartitionBound(*other)
+        return self.l0 <= o.l0 and self.l1 <= o.l1 and self.linf <= o.linf
+
+    def __gt__(self, other: Any) -> bool:
+        return self >= other and tuple(self) != tuple(other)
+
+    def __lt__(self, other: Any) -> bool:
+        return self <= other and tuple(self) != tuple(other)
+
+
+@attrs.frozen
+class PartitionDistance(Metric):
+    """The distance between two partitions (tuples of datasets, one per key) measured by
+    ``inner`` part by part: the triple ``(l0, l1, linf)`` bounds the number of parts at a
+    positive inner distance, the sum of the inner distances and their maximum
+    ([McS09], the parallel composition theorem).  Distances are :class:`PartitionBound` triples of
+    integers, compared componentwise."""
+
+    inner: Metric
+    distance_type = PartitionBound
+
+    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+        """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
+
+        Raises:
+            MapError: ``d_in`` is not a triple, or a component is not a non-negative integer.
+        """
+        if not isinstance(d_in, (tuple, list)) or len(d_in) != 3:
+            raise MapError(f"{name} ({d_in!r}) must be a triple (l0, l1, linf) of non-negative integers")
+        try:
+            parts = [v.number(f"{name}[{i}]", c, integer=True, nonneg=True) for i, c in enumerate(d_in)]
+        except (TypeError, ValueError) as exc:
+            raise MapError(str(exc)) from None
+        return PartitionBound(*parts)
+
+
+def partition_distance(inner: Metric) -> PartitionDistance:
+    """The distance between partitions of datasets, part by part under ``inner``.
+
+    Two partitions are within ``(l0, l1, linf)`` when at most l0 parts differ (have a positive
+    inner distance), the inner distances sum to at most l1, and each is at most linf.
+    ``make_partition_by`` maps frames within d (symmetric distance) to partitions within
+    ``(d, d, d)``: each added or removed row lands in at most one part.
+
+    Args:
+        inner: the dataset metric of the parts, ``symmetric_distance()`` or
+            ``change_one_distance()``.
+
+    Raises:
+        MakeTypeError: ``inner`` is not a dataset metric.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> metric = dp.partition_distance(dp.symmetric_distance())
+        >>> metric, metric.validate_distance((1, 1, 1))
+        (PartitionDistance(inner=SymmetricDistance()), PartitionBound(l0=1, l1=1, linf=1))
+    """
+    if not isinstance(inner, (SymmetricDistance, ChangeOneDistance)):
+        raise v.MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
+    return PartitionDistance(inner)

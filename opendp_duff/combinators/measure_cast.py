@@ -1,5 +1,5 @@
-"""Conversions between privacy measures: pure DP to zCDP, zCDP to a privacy profile, and a
-privacy profile to (eps, delta) at a fixed delta."""
+"""Conversions between privacy measures: pure DP to zCDP or to (eps, 0), zCDP to a privacy
+profile, and a privacy profile to (eps, delta) at a fixed delta."""
 from __future__ import annotations
 
 import math
@@ -14,7 +14,7 @@ from ..errors import MakeError, MakeTypeError
 from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
 
-__all__ = ["make_pureDP_to_zCDP", "make_zCDP_to_approxDP", "make_fix_delta"]
+__all__ = ["make_pureDP_to_zCDP", "make_pureDP_to_approxDP", "make_zCDP_to_approxDP", "make_fix_delta"]
 
 
 def _need(meas: object, measure_cls: type, name: str) -> Measurement:
@@ -63,6 +63,45 @@ def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
     return Measurement(measurement.input_domain, measurement.input_metric,
                        ZeroConcentratedDivergence(), measurement.function, privacy_map)
     # [end:make_pureDP_to_zCDP]
+
+
+def make_pureDP_to_approxDP(measurement: Measurement) -> Measurement:
+    """Convert an eps-DP measurement to (eps, 0)-DP.
+
+    The released function is the same; only the privacy guarantee is restated, in the
+    measure that (eps, delta) mechanisms and contexts use.
+
+    Contract:
+        * Input domain / Input metric: those of ``measurement``.
+        * Output measure: ``approximate_divergence()``.
+
+    Args:
+        measurement: a measurement whose output measure is ``max_divergence()``.
+
+    Privacy map:
+        ``map(d_in) = (eps, 0.0)`` with ``eps = measurement.map(d_in)``; no arithmetic (eps is
+        already rounded up); ``map(0) = (0, 0)``; an infinite eps gives ``(inf, 0.0)``.
+
+    Proof: ``proofs/combinators/measure_cast/make_pureDP_to_approxDP.tex``.
+
+    References: [DR14] Def. 2.4 (eps-DP is (eps, 0)-DP).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=2.0)
+        >>> dp.c.make_pureDP_to_approxDP(lap).map(1.0)
+        (0.5, 0.0)
+    """
+    # [proof:make_pureDP_to_approxDP]
+    measurement = _need(measurement, MaxDivergence, "max_divergence()")
+    inner = measurement.map          # the same input metric validates d_in again
+
+    def privacy_map(d_in):
+        return (inner(d_in), 0.0)
+
+    return Measurement(measurement.input_domain, measurement.input_metric,
+                       ApproximateDivergence(), measurement.function, privacy_map)
+    # [end:make_pureDP_to_approxDP]
 
 
 # [proof:zcdp_epsilon]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import collections
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import numpy as np
 
-from ..core import Measurement, then
+from ..core import Measurement, make_chain_mt, make_chain_pm, then
 from ..domains import VectorDomain
 from ..errors import MakeError
 from ..laws import DiscreteLaw
@@ -41,7 +41,7 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
     is a mode when no value is more frequent (see :func:`duff_mode_utility`).
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))`` with T float or int, no NaN
+        * Input domain: ``vector_domain(atom_domain(T))`` with T float, int or str, no NaN
           (bounds are not needed).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
@@ -49,8 +49,8 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
     Args:
         input_domain: the domain of the input (see the contract).
         input_metric: ``symmetric_distance()``.
-        candidates: a public, non-empty sequence of distinct finite values of type T
-            (as in ``make_count_by_candidates``).
+        candidates: a public, non-empty sequence of distinct values of type T: finite
+            numbers, or strings for a string domain (as in ``make_count_by_candidates``).
         scale: the temperature, a number >= 0 or ``inf``; ``scale = 1 / epsilon`` gives
             epsilon-DP.
 
@@ -76,21 +76,26 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
         >>> m = space >> dp.t.then_clamp(bounds=(0, 9)) >> dp.m.then_duff_mode(candidates=[1, 2, 3], scale=0.5)
         >>> m.map(1), m([1, 2, 2, 2, 3]) in (1, 2, 3)
         (2.0, True)
+        >>> words = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+        >>> (words >> dp.m.then_duff_mode(candidates=["N", "S"], scale=1.0))(["N", "N", "E"]) in ("N", "S")
+        True
     """
     # [proof:make_duff_mode]
-    dataset_space(input_domain, input_metric)
+    dataset_space(input_domain, input_metric, allow_str=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
     counts = make_count_by_candidates(input_domain, input_metric, candidates)
-    report = make_report_noisy_max_gumbel(counts.output_domain, counts.output_metric, scale)
+    report = make_report_noisy_max_gumbel(cast(VectorDomain, counts.output_domain), counts.output_metric, scale)
     cands = validate_candidates(candidates, input_domain.element_domain.T)
-    chain = counts >> report
-    release = chain >> (lambda i: cands[i])
+    chain = make_chain_mt(report, counts)                     # counts >> report
+    release = make_chain_pm(lambda i: cands[i], chain)        # chain >> (index -> candidate)
     # [end:make_duff_mode]
+    chain_law = chain.output_law
+    assert chain_law is not None                              # the report knows its law
 
     def output_law(x):  # index -> candidate is injective: the index law relabelled (opendp_duff.audit)
-        law = chain.output_law(x)
+        law = chain_law(x)
         return DiscreteLaw(tuple(cands[i] for i in law.support), law.log_pmf)
 
     return attrs.evolve(release, output_law=output_law)
@@ -110,16 +115,20 @@ def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) 
     lowers n_v by at most one.  Under a single-valued tie-break the losers of a
     tie would need one more edit, which is not the paper's closed form.
 
-    ``T`` (float or int) says how records are compared: float compares float64
-    values; the default is int when the candidates and records are all
-    integers, else float.  Returns an int64 array in the candidates' order.
+    ``T`` (float, int or str) says how records are compared: float compares float64
+    values, str compares strings; the default is str when the candidates are
+    strings, int when the candidates and records are all integers, else float.
+    Returns an int64 array in the candidates' order.
 
     >>> from opendp_duff.measurements.duff_mode import duff_mode_utility
     >>> duff_mode_utility([1, 1, 1, 2, 5, 5], candidates=[1, 2, 3]).tolist()
     [0, -2, -3]
     """
     if T is None:
-        T = int if _all_int(x, candidates) else float
+        if len(candidates) and all(type(c) in (str, np.str_) for c in candidates):
+            T = str
+        else:
+            T = int if _all_int(x, candidates) else float
     cands = validate_candidates(candidates, T)
     counts = candidate_counter(cands, T)(x)
     return counts - _largest_count(x, T)
@@ -136,6 +145,8 @@ def _all_int(x: Any, candidates: Sequence[Any]) -> bool:
 
 def _largest_count(x: Any, T: type) -> int:
     """max over values y of the number of records equal to y (0 for no records)."""
+    if T is str:
+        return max(collections.Counter(x).values(), default=0)
     keys = _keys(x, T)
     if keys is None:
         tally = collections.Counter(_key(e, T) for e in x)

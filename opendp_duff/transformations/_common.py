@@ -15,13 +15,17 @@ DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_bounds: bool = False,
                   need_size: bool = False, need_sorted: bool = False, T: type | None = None,
-                  allow_nan: bool = False, nan_hint: str = "") -> AtomDomain:
+                  allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False) -> AtomDomain:
     """Check that (input_domain, input_metric) is a space of datasets as required; return
-    the element domain.  ``nan_hint`` is appended to the message refusing a NaN domain."""
+    the element domain.  ``nan_hint`` is appended to the message refusing a NaN domain;
+    strings are refused unless ``allow_str`` (only constructors that compare records for
+    equality, or only count them, accept them)."""
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain")
     v.instance("input_metric", input_metric, DATASET_METRICS,
                "symmetric_distance() or change_one_distance()")
     elem = input_domain.element_domain
+    if elem.T is str and not allow_str:
+        raise MakeError(f"input_domain ({input_domain!r}) must hold numbers, not strings")
     if T is not None and elem.T is not T:
         raise MakeError(f"input_domain ({input_domain!r}) must hold elements of type {T.__name__}")
     if elem.nan and not allow_nan:

@@ -12,7 +12,7 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
     """Count the records.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN.
+        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: ``atom_domain(T=int, bounds=(0, 2^53))``: a count is a length, which
           no Python sequence or numpy array takes beyond 2^53, and the bound lets the noise
@@ -40,7 +40,7 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
         (3, 1)
     """
     # [proof:make_count]
-    dataset_space(input_domain, input_metric)
+    dataset_space(input_domain, input_metric, allow_str=True)
     zero = isinstance(input_metric, ChangeOneDistance)
     out = AtomDomain(int, (0, EXACT_INT_BOUND), False)
 

@@ -1,6 +1,7 @@
 """make_count_by_candidates: how many records equal each public candidate."""
 from __future__ import annotations
 
+import collections
 import math
 import numbers
 from typing import Any, Callable
@@ -25,7 +26,7 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     ``make_report_noisy_max_gumbel`` (the noisy mode).
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN.
+        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: int vectors of length len(candidates), in the candidates' order, with
           entries in [0, 2^53] (a count is at most the number of records).
@@ -34,10 +35,11 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     Args:
         input_domain: the domain of the data (see the contract).
         input_metric: the dataset metric (see the contract).
-        candidates: a public, non-empty list, tuple or 1-d array of distinct finite numbers of
-            the records' type.  Float candidates are compared with each record's float64 value
-            (an integer candidate must be exactly a float, and -0.0 is the candidate 0.0); int
-            candidates must fit in 64 bits.
+        candidates: a public, non-empty list, tuple or 1-d array of distinct values of the
+            records' type: finite numbers, or strings (Python str or numpy str_) when T is str.
+            Float candidates are compared with each record's float64 value (an integer
+            candidate must be exactly a float, and -0.0 is the candidate 0.0); int candidates
+            must fit in 64 bits; strings are compared with ``==`` (code point by code point).
 
     Stability map:
         * symmetric distance: ``map(d_in) = d_in``.  An added record raises at most one count
@@ -61,9 +63,12 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
         >>> t = space >> dp.t.then_count_by_candidates(candidates=[1, 2, 3])
         >>> t([1, 1, 3, 7]).tolist(), t.map(1)
         ([2, 0, 1], 1)
+        >>> words = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+        >>> (words >> dp.t.then_count_by_candidates(candidates=["N", "S"]))(["N", "E", "N"]).tolist()
+        [2, 0]
     """
     # [proof:make_count_by_candidates]
-    elem = dataset_space(input_domain, input_metric)
+    elem = dataset_space(input_domain, input_metric, allow_str=True)
     cands = validate_candidates(candidates, elem.T)
     count = candidate_counter(cands, elem.T)
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1
@@ -76,24 +81,29 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
 then_count_by_candidates = then(make_count_by_candidates)
 
 
-def validate_candidates(candidates: Any, T: type) -> tuple[Any, ...]:
-    """A tuple of distinct finite candidates of type T (public; errors name ``candidates``)."""
+def validate_candidates(candidates: Any, T: type, name: str = "candidates") -> tuple[Any, ...]:
+    """A tuple of distinct candidates of type T: finite numbers, or strings for T=str
+    (public; errors name the parameter, ``candidates`` or ``name``)."""
     if isinstance(candidates, (str, bytes, dict, set, frozenset)) or not hasattr(candidates, "__len__"):
-        raise MakeTypeError(f"candidates ({candidates!r}) must be a list, tuple or 1-d array of numbers")
+        raise MakeTypeError(f"{name} ({candidates!r}) must be a list, tuple or 1-d array of values")
     if isinstance(candidates, np.ndarray) and candidates.ndim != 1:
-        raise MakeTypeError(f"candidates (shape {candidates.shape}) must be one-dimensional")
+        raise MakeTypeError(f"{name} (shape {candidates.shape}) must be one-dimensional")
     if len(candidates) == 0:
-        raise MakeError("candidates ([]) must not be empty")
-    out = tuple(_candidate(i, c, T) for i, c in enumerate(candidates))
+        raise MakeError(f"{name} ([]) must not be empty")
+    out = tuple(_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates))
     if len(set(out)) != len(out):
         seen: set[Any] = set()
         dup = next(c for c in out if c in seen or seen.add(c))  # type: ignore[func-returns-value]
-        raise MakeError(f"candidates must be distinct, but {dup!r} appears more than once")
+        raise MakeError(f"{name} must be distinct, but {dup!r} appears more than once")
     return out
 
 
-def _candidate(i: int, c: Any, T: type) -> Any:
-    name = f"candidates[{i}]"
+def _candidate(name: str, c: Any, T: type) -> Any:
+    if T is str:
+        if type(c) not in (str, np.str_):
+            raise MakeTypeError(f"{name} ({c!r}) must be a string (Python str or numpy str_): "
+                                "the records are strings")
+        return str(c)
     if T is int:
         c = v.number(name, c, integer=True)
         if not INT64_MIN <= c <= INT64_MAX:
@@ -117,28 +127,67 @@ def candidate_counter(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.nda
 
     Total on every member of a vector domain of T, and also on other sequences of numbers
     (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
-    counted one by one."""
+    counted one by one.  Strings are tallied in a dictionary keyed by the records (``str``
+    equality), numbers through :func:`candidate_index`."""
     k = len(cands)
-    order = np.argsort(np.asarray(cands, dtype=np.float64 if T is float else np.int64), kind="stable")
-    sorted_c = np.asarray(cands, dtype=np.float64 if T is float else np.int64)[order]
+    if T is str:
+        def count_strings(x):
+            tally = collections.Counter(x)        # record -> multiplicity, by str equality
+            return np.array([tally.get(c, 0) for c in cands], dtype=np.int64)
+        return count_strings
+    index = candidate_index(cands, T)
     position = {c: i for i, c in enumerate(cands)}
 
     def count(x):
-        keys = _keys(x, T)
-        if keys is None:                          # slow path: exact per-record lookup
+        codes = index(x)
+        if codes is None:                         # slow path: exact per-record lookup
             counts = np.zeros(k, dtype=np.int64)
             for e in x:
                 i = position.get(_key(e, T))
                 if i is not None:
                     counts[i] += 1
             return counts
-        idx = np.searchsorted(sorted_c, keys)
-        hit = idx < k
-        idx = idx[hit]
-        match = sorted_c[idx] == keys[hit]
-        return np.bincount(order[idx[match]], minlength=k).astype(np.int64)
+        return np.bincount(codes, minlength=k + 1)[:k].astype(np.int64)
 
     return count
+
+
+def candidate_index(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray | None]:
+    """For numbers (T float or int): x -> the intp array whose i-th entry is the j with
+    cands[j] equal to record i (float64 equality for floats), or k = len(cands) when no
+    candidate is; None when a record does not fit T's dtype (only off the domain)."""
+    k = len(cands)
+    if T is int and max(cands) - min(cands) < max(2 ** 16, 4 * k):
+        return _table_index(cands)
+    dtype = np.float64 if T is float else np.int64
+    order = np.argsort(np.asarray(cands, dtype=dtype), kind="stable")
+    sorted_c = np.asarray(cands, dtype=dtype)[order]
+
+    def index(x):
+        keys = _keys(x, T)
+        if keys is None:
+            return None
+        at = np.minimum(np.searchsorted(sorted_c, keys), k - 1)   # the first candidate >= key
+        return np.where(sorted_c[at] == keys, order[at], k)
+
+    return index
+
+
+def _table_index(cands: tuple[int, ...]) -> Callable[[Any], np.ndarray | None]:
+    """candidate_index for int candidates spanning a small range [lo, hi]: a table of the
+    range, lut[v - lo] = j where cands[j] = v, and k elsewhere (one lookup per record)."""
+    k, lo, hi = len(cands), min(cands), max(cands)
+    lut = np.full(hi - lo + 1, k, dtype=np.intp)
+    lut[np.asarray(cands, dtype=np.int64) - lo] = np.arange(k)
+
+    def index(x):
+        keys = _keys(x, int)
+        if keys is None:
+            return None
+        inside = (keys >= lo) & (keys <= hi)
+        return np.where(inside, lut[np.clip(keys, lo, hi) - lo], k)   # clip: in range, no overflow
+
+    return index
 
 
 def _keys(x: Any, T: type) -> np.ndarray | None:

@@ -281,6 +281,29 @@ def _c(v, run=True):
     return t
 
 
+@case("make_partition_by.keys[0]", "candidate")
+def _c(v, run=True):
+    import pandas as pd
+    dom = dp.dataframe_domain({"k": dp.atom_domain(T=float), "x": dp.atom_domain(T=float)})
+    t = dp.t.make_partition_by(dom, dp.symmetric_distance(), by="k", keys=[v, 5.0])
+    if run:
+        parts = t(pd.DataFrame({"k": [float(t.output_domain.keys[0]), 5.0, 7.0], "x": SECRET[:3]}))
+        assert t.output_domain.member(parts) and [len(p) for p in parts] == [1, 1]
+        assert t.map(1) == (1, 1, 1) and t.map(0) == (0, 0, 0)
+    return t
+
+
+@case("make_sequential_composition.d_out", "dist_float")
+def _c(v, run=True):
+    sc = dp.c.make_sequential_composition(*float_space(), dp.max_divergence(), d_in=1, d_out=v)
+    if run:
+        with seeded_rng_for_tests(7):
+            q = sc(SECRET)
+            count = float_space() >> dp.t.then_count() >> dp.m.then_laplace(scale=math.inf)
+            assert q(count, 0.0) is not None and q.remaining == sc.map(1)
+    return sc
+
+
 # ---- measurements: noise
 def _atom_release(meas):
     check_release(meas, 1.5)
@@ -652,6 +675,8 @@ def test_matrix_covers_every_public_constructor():
     covered = {n.split(".")[0].split("[")[0].split("(")[0] for n in names}
     parameter_free = {"make_count", "make_sort", "make_sum", "make_symmetric_to_change_one",
                       "make_change_one_to_symmetric", "make_composition", "make_pureDP_to_zCDP",
+                      "make_select_column", "make_select_columns", "make_parallel_composition",
+                      "make_pureDP_to_approxDP",
                       "make_zCDP_to_approxDP"}
     public = {n for mod in (dp.t, dp.m, dp.c) for n in mod.__all__ if n.startswith("make_")}
     assert public - parameter_free <= covered, public - parameter_free - covered

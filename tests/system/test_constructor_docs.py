@@ -37,7 +37,7 @@ def test_the_package_has_constructors():
 def test_docstring_has_every_section_in_order(name):
     doc = inspect.getdoc(CONSTRUCTORS[name]) or ""
     positions = [doc.find(section) for section in SECTIONS]
-    assert -1 not in positions, f"{name}: missing {[s for s, p in zip(SECTIONS, positions) if p < 0]}"
+    assert -1 not in positions, f"{name}: missing {[s for s, p in zip(SECTIONS, positions, strict=True) if p < 0]}"
     assert positions == sorted(positions), f"{name}: sections out of order"
     assert "Stability map:" in doc or "Privacy map:" in doc, f"{name}: no map section"
     assert ">>>" in doc[positions[-1]:], f"{name}: the example has no doctest"

@@ -186,6 +186,39 @@ def _zcdp_sources():
                for noise in ("lln", "uln", "arsinh_normal")])
 
 
+FRAME = (dp.dataframe_domain({"g": dp.atom_domain(T=str), "x": dp.atom_domain(T=float)}), dp.symmetric_distance())
+
+
+def _grouped(via_then: bool) -> list:
+    """partition_by >> parallel composition of a pure, a zCDP and an (eps, delta) release."""
+    parts = FRAME >> dp.t.then_partition_by("g", keys=["a", "b", "c"])
+    part = parts.output_domain.part_domain, dp.symmetric_distance()
+    inners = {
+        "duff_median": lambda s: part >> dp.t.then_select_column("x") >> dp.t.then_clamp((0.0, 1.0))
+        >> dp.t.then_sort() >> dp.m.then_duff_median(scale=s),
+        "count>>gaussian": lambda s: part >> dp.t.then_select_column("x") >> dp.t.then_count()
+        >> dp.m.then_gaussian(scale=s),
+        "fix_delta(gaussian)": lambda s: dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(
+            part >> dp.t.then_select_column("x") >> dp.t.then_count() >> dp.m.then_gaussian(scale=s)), delta=1e-7),
+    }
+
+    def build(inner, s):
+        if via_then:
+            return parts >> dp.c.then_parallel_composition(inner(s))
+        return parts >> dp.c.make_parallel_composition(parts.output_domain, parts.output_metric, inner(s))
+    return [(f"{name}({s})", functools.partial(build, inner, s)) for name, inner in inners.items() for s in SCALES]
+
+
+def _sequential(via_then: bool) -> list:
+    def build(measure, d_out):
+        if via_then:
+            return RAW >> dp.c.then_sequential_composition(measure, 40, d_out)
+        return dp.c.make_sequential_composition(*RAW, measure, d_in=40, d_out=d_out)
+    return [("pure", functools.partial(build, dp.max_divergence(), 1.3)),
+            ("zCDP", functools.partial(build, ZCDP, 0.2)),
+            ("approx", functools.partial(build, dp.approximate_divergence(), (1.3, 1e-7)))]
+
+
 CASES: dict[str, Callable[[], list]] = {
     "make_gaussian": lambda: _scaled(dp.m.make_gaussian, SCALES, *atom())
     + _scaled(dp.m.make_gaussian, SCALES, *VEC_L2),
@@ -226,6 +259,12 @@ CASES: dict[str, Callable[[], list]] = {
                                       for name, b in _zcdp_sources()],
     "make_fix_delta": lambda: [(f"{name},delta={d}", lambda b=b, d=d: dp.c.make_fix_delta(
         dp.c.make_zCDP_to_approxDP(b()), delta=d)) for name, b in _zcdp_sources() for d in (1e-9, 0.05)],
+    "make_pureDP_to_approxDP": lambda: [(f"laplace({s})", lambda s=s: dp.c.make_pureDP_to_approxDP(laplace(s)))
+                                        for s in SCALES],
+    "make_parallel_composition": lambda: _grouped(False),
+    "then_parallel_composition": lambda: _grouped(True),
+    "make_sequential_composition": lambda: _sequential(False),
+    "then_sequential_composition": lambda: _sequential(True),
 }
 
 

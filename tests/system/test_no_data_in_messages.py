@@ -9,15 +9,18 @@ Sections:
    constructor, so adding a constructor without an entry fails here.
 3. NON-MEMBERS -- each chain is fed data outside its input domain (NaN, None, strings, 2-d
    arrays, scalars, the wrong size, int64 beyond 2^53, numpy longdouble, 10**400, a
-   pandas-like object).  Each must be refused with TypeError/ValueError before any random
-   byte is requested, and no text of the error -- str, repr, args, ``__cause__``,
-   ``__context__`` -- may hold a secret value, a secret string or the data's length.
+   pandas-like object; for frame and partition domains, pandas frames missing a column or
+   holding secrets of the wrong kind, and tuples of the wrong length).  Each must be refused
+   with TypeError/ValueError before any random byte is requested, and no text of the error --
+   str, repr, args, ``__cause__``, ``__context__`` -- may hold a secret value, a secret string
+   or the data's length.
 4. MEMBERS -- each chain releases on a member with warnings turned into errors.
 """
 import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import opendp_duff as dp
@@ -82,6 +85,27 @@ def gauss_vec():
 
 
 MEMBER = [1.0, 2.5, 3.0, 4.0, 5.5, 6.0, 7.0, 8.0, 9.5]        # N records, inside (0, 10)
+FRAME_DOM = dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float)})
+FRAME = FRAME_DOM, dp.symmetric_distance()
+FRAME_MEMBER = pd.DataFrame({"region": ["N", "S", "N"], "income": [1.0, 2.5, 9.5]})
+KEYS = ["N", "S"]
+
+
+def partitions():
+    return FRAME >> dp.t.then_partition_by("region", keys=KEYS)
+
+
+def part_median():
+    space = partitions().output_domain.part_domain, dp.symmetric_distance()
+    return (space >> dp.t.then_select_column("income") >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sort()
+            >> dp.m.then_duff_median(scale=1.0))
+
+
+def parallel():
+    parts = partitions()
+    return dp.c.make_parallel_composition(parts.output_domain, parts.output_metric, part_median())
+
+
 # name -> (build the chain, a member of its input domain)
 TABLE = {
     "make_clamp": (lambda: RAW >> dp.t.then_clamp((0.0, 10.0)), MEMBER),
@@ -112,6 +136,14 @@ TABLE = {
     "make_pureDP_to_zCDP": (lambda: dp.c.make_pureDP_to_zCDP(lap_atom()), 2.5),
     "make_zCDP_to_approxDP": (lambda: dp.c.make_zCDP_to_approxDP(gauss_vec()), MEMBER),
     "make_fix_delta": (lambda: dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gauss_vec()), delta=1e-6), MEMBER),
+    "make_pureDP_to_approxDP": (lambda: dp.c.make_pureDP_to_approxDP(lap_atom()), 2.5),
+    "make_select_column": (lambda: FRAME >> dp.t.then_select_column("income") >> dp.t.then_clamp((0.0, 10.0)),
+                           FRAME_MEMBER),
+    "make_select_columns": (lambda: FRAME >> dp.t.then_select_columns(["income"]), FRAME_MEMBER),
+    "make_partition_by": (partitions, FRAME_MEMBER),
+    "make_parallel_composition": (parallel, partitions()(FRAME_MEMBER)),
+    "make_sequential_composition": (lambda: dp.c.make_sequential_composition(*FRAME, dp.max_divergence(), 1, 1.0),
+                                    FRAME_MEMBER),
 }
 
 NOT_CONSTRUCTORS = {
@@ -135,8 +167,27 @@ def test_every_public_constructor_has_an_entry():
 
 
 # ================================================================ 3. NON-MEMBERS
+def frame_bad_inputs(domain):
+    """(label, frame or object) outside a frame domain with a str "region" and a float "income"."""
+    n = domain.size or 3
+    return [("None", None), ("string", SECRET_TEXT), ("dict", {"region": [SECRET_TEXT] * n, "income": [SECRET] * n}),
+            ("missing column", pd.DataFrame({SECRET_TEXT: [SECRET] * n, "region": ["N"] * n})),
+            ("None in strings", pd.DataFrame({"region": [SECRET_TEXT] * (n - 1) + [None], "income": [SECRET] * n})),
+            ("number in strings", pd.DataFrame({"region": [SECRET] * n, "income": [SECRET] * n})),
+            ("NaN", pd.DataFrame({"region": [SECRET_TEXT] * n, "income": [SECRET] * (n - 1) + [math.nan]})),
+            ("strings as floats", pd.DataFrame({"region": ["N"] * n, "income": [SECRET_TEXT] * n})),
+            ("wrong size or long", pd.DataFrame({"region": ["N"] * SECRET_LEN, "income": [SECRET] * SECRET_LEN}))
+            if domain.size is not None else ("series", pd.Series([SECRET] * n))]
+
+
 def bad_inputs(domain):
     """(label, data) outside ``domain``, each holding a secret (value, string or length)."""
+    if isinstance(domain, dp.DataFrameDomain):
+        return frame_bad_inputs(domain)
+    if isinstance(domain, dp.PartitionDomain):
+        good = [pd.DataFrame({"region": ["N"], "income": [1.0]})] * len(domain.keys)
+        return [("None", None), ("one frame", good[0]), ("too many", good * SECRET_LEN),
+                ("bad part", (good[0],) + tuple(frame for _, frame in frame_bad_inputs(domain.part_domain)[4:5]))]
     if isinstance(domain, dp.AtomDomain):
         out = [("nan", math.nan), ("None", None), ("string", SECRET_TEXT), ("2-d", np.full((2, 2), SECRET)),
                ("0-d array", np.array(SECRET)), ("list", [SECRET]), ("longdouble", np.longdouble(SECRET)),

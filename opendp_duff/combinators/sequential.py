@@ -1,0 +1,249 @@
+"""make_sequential_composition: an interactive compositor with a fixed total budget.
+
+Called on the data, the measurement releases a :class:`Queryable` that holds the data and
+answers adaptively chosen queries ``queryable(measurement, d_mid)``, each with a budget
+stated before it runs, charged exactly, and refused before it touches the data when it does
+not fit in what remains (a privacy filter, [RRUV16]).
+"""
+from __future__ import annotations
+
+import math
+import threading
+from fractions import Fraction
+from typing import Any
+
+from .. import _validate as v
+from .. import arithmetic as ar
+from ..core import Measurement, then
+from ..errors import (BudgetExceeded, DomainMismatch, MakeError, MakeTypeError, MapError,
+                      MeasureMismatch, MetricMismatch)
+from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+from ..metrics import Metric
+from ..samplers import check_entropy
+
+__all__ = ["make_sequential_composition", "then_sequential_composition", "Queryable"]
+
+COMPOSABLE = (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)
+
+
+# [proof:exact_budget]
+def _exact(d: Any) -> Any:
+    """A validated distance read exactly: a Fraction (or +inf) per component."""
+    if isinstance(d, tuple):
+        return tuple(_exact(c) for c in d)
+    return d if d == math.inf else Fraction(d)
+
+
+def _add(a: Any, b: Any) -> Any:
+    """a + b exactly, componentwise for pairs (inf absorbs)."""
+    if isinstance(a, tuple):
+        return tuple(_add(x, y) for x, y in zip(a, b, strict=True))
+    return math.inf if math.inf in (a, b) else a + b
+
+
+def _fits(total: Any, spent: Any) -> bool:
+    """Whether spent <= total, componentwise for pairs."""
+    if isinstance(total, tuple):
+        return all(_fits(t, s) for t, s in zip(total, spent, strict=True))
+    return spent <= total
+# [end:exact_budget]
+
+
+def _remaining(total: Any, spent: Any) -> Any:
+    """total - spent exactly (spent <= total); an infinite total stays infinite."""
+    if isinstance(total, tuple):
+        return tuple(_remaining(t, s) for t, s in zip(total, spent, strict=True))
+    return math.inf if total == math.inf else total - spent
+
+
+def _rounded(x: Any, up: bool) -> Any:
+    """An exact budget as floats: rounded up (spent) or down (remaining)."""
+    if isinstance(x, tuple):
+        return tuple(_rounded(c, up) for c in x)
+    return math.inf if x == math.inf else (ar.up(x) if up else ar.down(x))
+
+
+class Queryable:
+    """The release of :func:`make_sequential_composition`: answers queries on the data it holds.
+
+    ``queryable(measurement, d_mid)`` (or ``queryable.query(measurement, d_mid)``) runs
+    ``measurement`` on the data and returns its release, charging ``d_mid`` to the budget.
+    Before the data is touched it checks that the measurement has the compositor's input
+    domain, input metric and output measure (DomainMismatch, MetricMismatch, MeasureMismatch),
+    that ``d_mid`` is a distance of the measure (MapError), that
+    ``measurement.check(d_in, d_mid)`` holds (MakeError), and that ``d_mid`` fits in what
+    remains, exactly (:class:`~opendp_duff.errors.BudgetExceeded`); a refused query is
+    charged nothing.  A release that raises is charged nothing (on a member a measurement
+    never raises; only a failing random source can).  A query may not release an interactive
+    :class:`Queryable` (that would be concurrent composition, [VW21]): such a release is
+    dropped and MakeError raised, but its budget stays charged, because whether a release is
+    a Queryable may depend on the data.
+
+    Attributes:
+        spent, remaining: the budget used and left, in the measure's units, as floats rounded
+            in the safe direction (spent up, remaining down); pairs for (eps, delta).
+        spent_exact, remaining_exact: the same as exact Fractions (or ``inf``).
+        d_in, d_out, input_domain, input_metric, output_measure: the compositor's (public).
+    """
+
+    def __init__(self, data: Any, input_domain: Any, input_metric: Any, output_measure: Any,
+                 d_in: Any, d_out: Any) -> None:
+        self._data = data
+        self.input_domain, self.input_metric, self.output_measure = input_domain, input_metric, output_measure
+        self.d_in, self.d_out = d_in, d_out
+        self._total = _exact(d_out)
+        self._zero = _exact((0.0, 0.0) if isinstance(output_measure, ApproximateDivergence) else 0.0)
+        self._charges: dict[int, Any] = {}      # accepted queries (and running ones) -> d_mid
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, measurement: Measurement, d_mid: Any) -> Any:
+        return self.query(measurement, d_mid)
+
+    # [proof:queryable_query]
+    def query(self, measurement: Measurement, d_mid: Any) -> Any:
+        """Run ``measurement`` on the data if it is admissible and ``d_mid`` fits; charge
+        ``d_mid``.  See the class docstring for the refusals."""
+        d_mid = self._admissible(measurement, d_mid)         # public checks: the data is untouched
+        charge = _exact(d_mid)
+        with self._lock:                                     # reserve d_mid, or refuse
+            spent = self._spent()
+            fits = _fits(self._total, _add(spent, charge))
+            if fits:
+                token, self._next = self._next, self._next + 1
+                self._charges[token] = charge
+        if not fits:
+            left = _rounded(_remaining(self._total, spent), up=False)
+            raise BudgetExceeded(f"d_mid ({d_mid!r}) does not fit in the remaining budget "
+                                 f"({left!r}) of d_out ({self.d_out!r})")
+        try:
+            check_entropy()                                  # a broken source fails before the data
+            release = measurement.function(self._data)       # the data is a member (admitted once)
+        except BaseException:
+            self._refund(token)                              # nothing was released
+            raise
+        if isinstance(release, Queryable):   # dropped, still charged: being one may depend on the data
+            raise MakeError("a query may not release an interactive Queryable (concurrent "
+                            "composition is not supported); its budget stays charged")
+        return release
+
+    def _refund(self, token: int) -> None:
+        with self._lock:
+            del self._charges[token]
+
+    def _admissible(self, measurement: Any, d_mid: Any) -> Any:
+        if not isinstance(measurement, Measurement):
+            raise MakeTypeError(f"measurement ({measurement!r}) must be a Measurement")
+        if measurement.input_domain != self.input_domain:
+            raise DomainMismatch(self.input_domain, measurement.input_domain,
+                                 "a query must take the compositor's input domain")
+        if measurement.input_metric != self.input_metric:
+            raise MetricMismatch(self.input_metric, measurement.input_metric,
+                                 "a query must use the compositor's input metric")
+        if measurement.output_measure != self.output_measure:
+            raise MeasureMismatch(self.output_measure, measurement.output_measure,
+                                  "a query must use the compositor's output measure (cast it first)")
+        d_mid = self.output_measure.validate(d_mid, "d_mid")
+        if not measurement.check(self.d_in, d_mid):
+            raise MakeError(f"the measurement's privacy map at d_in ({self.d_in!r}) exceeds "
+                            f"d_mid ({d_mid!r})")
+        return d_mid
+
+    def _spent(self) -> Any:
+        total = self._zero
+        for charge in list(self._charges.values()):
+            total = _add(total, charge)
+        return total
+    # [end:queryable_query]
+
+    @property
+    def spent_exact(self) -> Any:
+        """The exact sum of the charged budgets (componentwise for pairs)."""
+        with self._lock:
+            return self._spent()
+
+    @property
+    def remaining_exact(self) -> Any:
+        """d_out minus what was charged, exactly (an infinite budget stays infinite)."""
+        return _remaining(self._total, self.spent_exact)
+
+    @property
+    def spent(self) -> Any:
+        """The charged budget as float(s) rounded up."""
+        return _rounded(self.spent_exact, up=True)
+
+    @property
+    def remaining(self) -> Any:
+        """The remaining budget as float(s) rounded down."""
+        return _rounded(self.remaining_exact, up=False)
+
+    def __repr__(self) -> str:
+        return (f"Queryable({self.output_measure!r}, d_in={self.d_in!r}, d_out={self.d_out!r}, "
+                f"spent={self.spent!r})")
+
+
+def make_sequential_composition(input_domain: Any, input_metric: Metric, output_measure: Any,
+                                d_in: Any, d_out: Any) -> Measurement:
+    """An interactive compositor: releases a :class:`Queryable` that answers adaptively chosen
+    queries on the data until their budgets, stated before each one runs, would exceed d_out.
+
+    Contract:
+        * Input domain: any domain (a vector or data-frame domain...); the data is admitted
+          once, when the compositor is called, and every query must have this input domain.
+        * Input metric: any metric; every query must have it.
+        * Output measure: ``max_divergence()``, ``zero_concentrated_divergence()`` or
+          ``approximate_divergence()``; every query must have it.
+
+    Args:
+        input_domain: the domain of the data.
+        input_metric: the metric on the data.
+        output_measure: the privacy measure of the queries and of the total.
+        d_in: the input distance every query is calibrated to (e.g. 1 for one record).
+        d_out: the total budget, a distance of ``output_measure`` (eps, rho, or (eps, delta)).
+
+    Privacy map:
+        ``map(d) = d_out`` for ``d <= d_in``; a larger ``d`` raises MapError (the queries'
+        budgets only hold at distances up to d_in).  Each query's d_mid is admitted when
+        ``measurement.check(d_in, d_mid)`` holds and the exact sum of the admitted d_mid stays
+        within d_out (componentwise for (eps, delta)); a privacy filter for pure DP, zCDP and
+        (eps, delta) with budgets fixed per query is d_out-private.
+
+    Proof: ``proofs/combinators/sequential/make_sequential_composition.tex``.
+
+    References: [DR14] Thm. 3.16 (composition); [RRUV16] (privacy filters); [BS16] and
+    [WRRW23] (zCDP with adaptively chosen budgets); [VW21] (interactive mechanisms).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
+        >>> sc = dp.c.make_sequential_composition(*space, dp.max_divergence(), d_in=1, d_out=1.0)
+        >>> queryable = sc([1.0, 2.0, 3.0])
+        >>> count = space >> dp.t.then_count() >> dp.m.then_laplace(scale=2.0)
+        >>> _ = queryable(count, 0.5)
+        >>> queryable.spent, queryable.remaining, sc.map(1)
+        (0.5, 0.5, 1.0)
+    """
+    # [proof:make_sequential_composition]
+    if not (callable(getattr(input_domain, "admit", None)) and callable(getattr(input_domain, "member", None))):
+        raise MakeTypeError(f"input_domain ({input_domain!r}) must be a domain (with member and admit)")
+    v.instance("input_metric", input_metric, Metric, "a metric")
+    if not isinstance(output_measure, COMPOSABLE):
+        raise MakeTypeError(f"output_measure ({output_measure!r}) must be max_divergence(), "
+                            "zero_concentrated_divergence() or approximate_divergence()")
+    d_in = input_metric.validate_distance(d_in, "d_in")
+    d_out = output_measure.validate(d_out, "d_out")
+
+    def function(data: Any) -> Queryable:
+        return Queryable(data, input_domain, input_metric, output_measure, d_in, d_out)
+
+    def privacy_map(d: Any) -> Any:
+        if not d <= d_in:
+            raise MapError(f"d_in ({d!r}) must be at most the compositor's d_in ({d_in!r}): "
+                           "its queries are calibrated to that distance")
+        return d_out
+
+    return Measurement(input_domain, input_metric, output_measure, function, privacy_map)
+    # [end:make_sequential_composition]
+
+
+then_sequential_composition = then(make_sequential_composition)

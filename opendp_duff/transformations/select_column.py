@@ -1,0 +1,132 @@
+"""make_select_column: one declared column of a data frame, as a vector; make_select_columns:
+the frame restricted to some declared columns."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import _validate as v
+from ..core import Transformation, then
+from ..errors import MakeError
+from ..frames._backends import backend_of
+from ..frames.domain import DataFrameDomain
+from ..metrics import ChangeOneDistance, Metric
+from ._common import DATASET_METRICS
+
+__all__ = ["make_select_column", "then_select_column", "make_select_columns", "then_select_columns"]
+
+
+def make_select_column(input_domain: DataFrameDomain, input_metric: Metric, key: str) -> Transformation:
+    """Select the column ``key`` of a data frame: frame -> the column as a vector.
+
+    The column is read as a numpy array and admitted by its vector domain: a float64 or
+    int64 array for numbers, an object array of Python ``str`` for strings.
+
+    Contract:
+        * Input domain: ``dataframe_domain(columns, size)`` with ``key`` among the columns.
+        * Input metric: ``symmetric_distance()``, or ``change_one_distance()`` with a known
+          size.  Frames are compared as multisets of rows.
+        * Output domain: ``vector_domain(columns[key], size=size)``.
+        * Output metric: the input metric.
+
+    Args:
+        input_domain: the domain of the frames (see the contract).
+        input_metric: the dataset metric (see the contract).
+        key: the name of a declared column.
+
+    Stability map:
+        ``map(d_in) = d_in``: the row -> its value in column ``key`` is a record-wise map,
+        which sends frames within d_in to vectors within d_in under both dataset metrics
+        (rows added, removed or replaced become values added, removed or replaced).  Exact;
+        ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/select_column/make_select_column.tex``.
+
+    References: [GM-Duff] Definition 1 (add/remove neighbours, here rows); [BS19] §2 (substitution).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> import pandas as pd
+        >>> dom = dp.dataframe_domain({"income": dp.atom_domain(T=float)})
+        >>> t = (dom, dp.symmetric_distance()) >> dp.t.then_select_column("income") >> dp.t.then_clamp((0.0, 5.0))
+        >>> t(pd.DataFrame({"income": [1.0, 9.0]})).tolist(), t.map(1)
+        ([1.0, 5.0], 1)
+    """
+    # [proof:make_select_column]
+    v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
+    v.instance("input_metric", input_metric, DATASET_METRICS, "symmetric_distance() or change_one_distance()")
+    if isinstance(input_metric, ChangeOneDistance) and input_domain.size is None:
+        raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, not {input_domain!r}")
+    if not isinstance(key, str) or key not in input_domain.columns:
+        raise MakeError(f"key ({key!r}) must be one of the declared columns {list(input_domain.columns)!r}")
+    out = input_domain.column_domain(key)      # vector_domain(columns[key], size=size)
+
+    def function(df: Any) -> Any:
+        backend = backend_of(df)               # a member is a pandas or Polars frame
+        assert backend is not None
+        return out.admit(backend.column(df, key))   # the column of a member is a member of out
+
+    return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
+    # [end:make_select_column]
+
+
+then_select_column = then(make_select_column)
+
+
+def make_select_columns(input_domain: DataFrameDomain, input_metric: Metric, keys: Sequence[str]) -> Transformation:
+    """Restrict a data frame to some of its declared columns: frame -> frame.
+
+    What a query runs first when it reads few of many declared columns, so that later
+    steps (``make_partition_by`` gathers every declared column of each part) move only
+    those.  The frame's rows, and their order, are kept.
+
+    Contract:
+        * Input domain: ``dataframe_domain(columns, size)`` with every key among the columns.
+        * Input metric: ``symmetric_distance()``, or ``change_one_distance()`` with a known size.
+        * Output domain: ``dataframe_domain({k: columns[k] for k in keys}, size)``.
+        * Output metric: the input metric.
+
+    Args:
+        input_domain: the domain of the frames (see the contract).
+        input_metric: the dataset metric (see the contract).
+        keys: a non-empty list or tuple of distinct names of declared columns.
+
+    Stability map:
+        ``map(d_in) = d_in``: each row is mapped to its restriction to ``keys``, a record-wise
+        map, 1-stable under both dataset metrics.  Exact; ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/select_column/make_select_columns.tex``.
+
+    References: [GM-Duff] Definition 1 (add/remove neighbours, here rows); [BS19] §2 (substitution).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> import pandas as pd
+        >>> dom = dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float),
+        ...                            "age": dp.atom_domain(T=int)})
+        >>> t = (dom, dp.symmetric_distance()) >> dp.t.then_select_columns(["region", "income"])
+        >>> list(t(pd.DataFrame({"region": ["N"], "income": [1.0], "age": [30]})).columns), t.map(1)
+        (['region', 'income'], 1)
+    """
+    # [proof:make_select_columns]
+    v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
+    v.instance("input_metric", input_metric, DATASET_METRICS, "symmetric_distance() or change_one_distance()")
+    if isinstance(input_metric, ChangeOneDistance) and input_domain.size is None:
+        raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, not {input_domain!r}")
+    if (not isinstance(keys, (list, tuple)) or not keys or len(set(keys)) != len(keys)
+            or any(not isinstance(k, str) or k not in input_domain.columns for k in keys)):
+        raise MakeError(f"keys ({keys!r}) must be a non-empty list of distinct declared columns "
+                        f"{list(input_domain.columns)!r}")
+    names = list(keys)
+    out = input_domain.with_(columns={k: input_domain.columns[k] for k in names})
+
+    def function(df: Any) -> Any:
+        backend = backend_of(df)               # a member is a pandas or Polars frame
+        assert backend is not None
+        return backend.select(df, names)       # the same rows, in order, with these columns
+
+    return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
+    # [end:make_select_columns]
+
+
+then_select_columns = then(make_select_columns)
