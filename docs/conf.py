@@ -46,7 +46,8 @@ myst_enable_extensions = ["dollarmath"]
 # autodoc + napoleon: Google-style docstrings with the sections of docs/contributing.md.
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+# Every directive lists its members (a default "members" option would override an explicit list).
+autodoc_default_options: dict[str, object] = {}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_ivar = True                   # attrs fields: ivar fields, no duplicate attribute entries
