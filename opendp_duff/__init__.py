@@ -10,6 +10,7 @@ and smooth-sensitivity noise.
 from . import audit, c, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
+from .context import Context, Query, loss_of, unit_of
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (BudgetExceeded, ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
@@ -33,6 +34,8 @@ __all__ = [
     "t", "m", "c", "smooth", "audit", "samplers",
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
+    # the analyst's layer: a dataset behind a budget
+    "Context", "Query", "unit_of", "loss_of",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
     "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",

@@ -45,3 +45,18 @@ def test_the_pin_notices_a_change(tmp_path):
     assert changed != before
     src.write_text("x = 2\n# [proof:r]\ny = 3   \n# [end:r]\n")   # outside the region; trailing space
     assert pins.pin(src, "r") == changed
+
+
+def test_every_character_a_listing_can_show_is_typeset():
+    """pdflatex stops on a non-ASCII character that listings has no ``literate`` entry for."""
+    sty = (pins.HERE / "lib.sty").read_text(encoding="utf-8")
+    known = set()
+    for line in sty.splitlines():
+        if "literate=" in line:
+            known |= {c for c in line if ord(c) > 127}
+    missing = {}
+    for path in {path for _, path, _, _ in _all_listings()}:
+        for c in (ROOT / path).read_text(encoding="utf-8"):
+            if ord(c) > 127 and c not in known:
+                missing.setdefault(c, set()).add(path)
+    assert not missing, f"add literate entries to proofs/lib.sty for {missing}"

@@ -1,0 +1,179 @@
+"""Privacy units, privacy losses and budget shares, in exact arithmetic.
+
+A budget is the ``d_out`` of a measure: a float for pure DP and zCDP, a pair (epsilon, delta)
+for approximate DP.  Sums and differences of budgets are exact (:class:`fractions.Fraction`);
+what is shown or handed out is rounded in the safe direction: a share or a remainder down,
+an amount spent up.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
+
+from .. import _validate as v
+from .. import arithmetic as ar
+from ..errors import MakeError, MakeTypeError
+from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+from ..metrics import Metric, SymmetricDistance
+
+__all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of"]
+
+Budget = Union[float, Tuple[float, float]]
+Exact = Tuple[Fraction, ...]
+Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence]
+
+
+class PrivacyUnit(NamedTuple):
+    """What one person may change in the data: a dataset metric and the distance ``d_in``
+    between the data with and without that person (unpacks as ``metric, d_in``)."""
+
+    metric: Metric
+    d_in: int
+
+
+class PrivacyLoss(NamedTuple):
+    """A privacy measure and a budget in it (unpacks as ``measure, budget``)."""
+
+    measure: Measure
+    budget: Budget
+
+
+def unit_of(*, contributions: int) -> PrivacyUnit:
+    """The privacy unit of data where one person adds or removes at most ``contributions`` rows.
+
+    Args:
+        contributions: an integer >= 1, the largest number of rows one person contributes.
+
+    Returns:
+        ``PrivacyUnit(symmetric_distance(), contributions)``: neighbouring datasets differ by at
+        most ``contributions`` rows added or removed ([GM-Duff] Definition 1).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.unit_of(contributions=2)
+        PrivacyUnit(metric=SymmetricDistance(), d_in=2)
+    """
+    k = v.number("contributions", contributions, integer=True, positive=True)
+    return PrivacyUnit(SymmetricDistance(), k)
+
+
+def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
+            delta: Optional[float] = None) -> PrivacyLoss:
+    """A privacy loss: the measure is chosen by the arguments given.
+
+    Args:
+        epsilon: alone, pure DP (``max_divergence()``); with ``delta``, approximate DP.
+            A finite number >= 0.
+        rho: alone, zCDP (``zero_concentrated_divergence()``).  A finite number >= 0.
+        delta: with ``epsilon``, approximate DP (``approximate_divergence()``), in [0, 1).
+
+    Returns:
+        ``PrivacyLoss(measure, budget)`` with budget ``epsilon``, ``rho`` or ``(epsilon, delta)``.
+
+    Raises:
+        MakeError: no argument, ``rho`` with ``epsilon`` or ``delta``, or ``delta`` alone.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> dp.loss_of(epsilon=1.0, delta=1e-7)
+        PrivacyLoss(measure=ApproximateDivergence(), budget=(1.0, 1e-07))
+        >>> dp.loss_of(rho=0.5).budget
+        0.5
+    """
+    if rho is not None:
+        if epsilon is not None or delta is not None:
+            raise MakeError(f"rho ({rho!r}) is a zCDP budget: give it alone, without epsilon or delta")
+        return PrivacyLoss(ZeroConcentratedDivergence(), v.number("rho", rho, nonneg=True))
+    if epsilon is None:
+        raise MakeError("give a budget: epsilon, rho, or epsilon with delta")
+    eps = v.number("epsilon", epsilon, nonneg=True)
+    if delta is None:
+        return PrivacyLoss(MaxDivergence(), eps)
+    return PrivacyLoss(ApproximateDivergence(), (eps, v.probability("delta", delta, lo_open=False)))
+
+
+def measure_name(measure: Measure) -> str:
+    """How a user names the budget of ``measure`` (for messages)."""
+    if isinstance(measure, ApproximateDivergence):
+        return "(epsilon, delta)"
+    return "rho" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon"
+
+
+def query_budget(measure: Measure, epsilon: Any, rho: Any, delta: Any) -> Optional[Budget]:
+    """The budget of ``ctx.query(epsilon=, rho=, delta=)`` in the context's ``measure``, or None
+    when no argument is given.  An approximate-DP query without ``delta`` has delta 0."""
+    if epsilon is None and rho is None and delta is None:
+        return None
+    if isinstance(measure, ApproximateDivergence) and rho is None and epsilon is not None and delta is None:
+        delta = 0.0
+    loss = loss_of(epsilon=epsilon, rho=rho, delta=delta)
+    if type(loss.measure) is not type(measure):
+        raise MakeError(f"the query's budget is a {measure_name(loss.measure)} budget, but this context "
+                        f"measures privacy in {measure_name(measure)}: give "
+                        f"{_argument_hint(measure)}")
+    return loss.budget
+
+
+def _argument_hint(measure: Measure) -> str:
+    if isinstance(measure, ApproximateDivergence):
+        return "epsilon= (and delta=)"
+    return "rho=" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon="
+
+
+def exact(budget: Budget) -> Exact:
+    """The budget as a tuple of exact rationals (one or two components)."""
+    parts = budget if isinstance(budget, tuple) else (budget,)
+    return tuple(ar.Q(p) for p in parts)
+
+
+def rounded(parts: Exact, upward: bool) -> Budget:
+    """Exact components back to a budget of floats, each rounded up or down."""
+    rnd = ar.up if upward else ar.down
+    floats = tuple(rnd(p) for p in parts)
+    return floats[0] if len(floats) == 1 else (floats[0], floats[1])
+
+
+def fits(need: Budget, available: Exact) -> bool:
+    """Whether ``need`` <= ``available`` in every component, exactly."""
+    return all(a >= b for a, b in zip(available, exact(need), strict=True))
+
+
+def split(total: Budget, weights: Sequence[Fraction]) -> list[Budget]:
+    """Shares of ``total`` in proportion to ``weights``, each rounded down; the last is what the
+    others leave, rounded down.  Their exact sum never exceeds ``total``, and equals it whenever
+    the last remainder is a float (it is for an even split of a power of two, and often)."""
+    whole = exact(total)
+    weight_sum = sum(weights, Fraction(0))
+    shares = [rounded(tuple(c * w / weight_sum for c in whole), upward=False) for w in weights[:-1]]
+    used = [sum((exact(s)[i] for s in shares), Fraction(0)) for i in range(len(whole))]
+    shares.append(rounded(tuple(c - u for c, u in zip(whole, used, strict=True)), upward=False))
+    return shares
+
+
+def parse_split(split_evenly_over: Any, split_by_weights: Any) -> Optional[list[Fraction]]:
+    """The weights of a split (None for no split), validated."""
+    if split_evenly_over is not None and split_by_weights is not None:
+        raise MakeError("give split_evenly_over or split_by_weights, not both")
+    if split_evenly_over is not None:
+        n = v.number("split_evenly_over", split_evenly_over, integer=True, positive=True)
+        return [Fraction(1)] * n
+    if split_by_weights is None:
+        return None
+    if isinstance(split_by_weights, (str, bytes)) or not isinstance(split_by_weights, Sequence):
+        raise MakeTypeError(f"split_by_weights ({split_by_weights!r}) must be a list of positive numbers")
+    if not split_by_weights:
+        raise MakeError("split_by_weights ([]) must hold at least one weight")
+    weights = [v.number(f"split_by_weights[{i}]", w, positive=True) for i, w in enumerate(split_by_weights)]
+    return [ar.Q(w) for w in weights]
+
+
+def is_zero(budget: Budget) -> bool:
+    """Whether the budget allows nothing (epsilon or rho 0; for (epsilon, delta), epsilon 0 and delta 0)."""
+    return all(p == 0 for p in exact(budget))
+
+
+def epsilon_part(d: Any) -> float:
+    """The first component of a privacy loss (epsilon or rho); inf for anything else."""
+    x = d[0] if isinstance(d, tuple) else d
+    return float(x) if isinstance(x, (int, float)) and not math.isnan(x) else math.inf
