@@ -11,10 +11,6 @@
   is numpy's string type; the package defines no reStructuredText substitutions or link
   targets, so the reference shows such text literally instead of reading it as a substitution
   or a link.  Doctest lines and inline literals are left as they are.
-* Two slips that docutils refuses and a reader does not see are mended as the reader would
-  read them: an inline literal that ends (or starts) with a space (````x -> ````) is shown
-  without the space, and a paragraph that follows a bullet list at the bullets' indent with no
-  blank line between ends the list instead of being an error.
 """
 from __future__ import annotations
 
@@ -41,37 +37,8 @@ def literal_bars(line: str) -> str:
     if line.lstrip().startswith((">>>", "...")):
         return line
     parts = _LITERAL.split(line)
-    return "".join(_trimmed(p) if i % 2 else _LINK.sub(r"``\1``", _BARS.sub(r"``|\1|``", p))
+    return "".join(p if i % 2 else _LINK.sub(r"``\1``", _BARS.sub(r"``|\1|``", p))
                    for i, p in enumerate(parts))
-
-
-def _trimmed(literal: str) -> str:
-    """An inline literal ````text```` without spaces at its ends (docutils refuses them)."""
-    inner = literal[2:-2].strip()
-    return f"``{inner}``" if inner else literal
-
-
-_BULLET = re.compile(r"^(\s*)[*-] ")
-
-
-def end_lists(lines: list[str]) -> list[str]:
-    """``lines`` with a blank line before a paragraph that follows a bullet item at the bullets'
-    indent (docutils would otherwise warn that the list ends without a blank line)."""
-    out: list[str] = []
-    bullet_indent: int | None = None
-    for line in lines:
-        indent = len(line) - len(line.lstrip())
-        m = _BULLET.match(line)
-        if m:
-            bullet_indent = len(m.group(1))
-        elif not line.strip():
-            pass
-        elif bullet_indent is not None and indent <= bullet_indent:
-            if out and out[-1].strip():
-                out.append("")
-            bullet_indent = None
-        out.append(line)
-    return out
 
 
 def link_proofs(line: str) -> str:
@@ -89,7 +56,7 @@ def process(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: li
     if what == "function" and name.rsplit(".", 1)[-1].startswith("then_") and lines \
             and lines[0].startswith("Partial form of"):
         del lines[lines.index("") if "" in lines else len(lines):]
-    lines[:] = end_lists([link_proofs(literal_bars(line)) for line in lines])
+    lines[:] = [link_proofs(literal_bars(line)) for line in lines]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
