@@ -129,26 +129,26 @@ def mul_up(a: Real, b: Real) -> float:
     return up(Q(a) * Q(b))
 
 
-def div_up(a: Real, b: Real) -> float:
-    """a / b rounded up for a >= 0, b >= 0; x/0 = inf for x > 0 and 0/0 = 0."""
+def _div(a: Real, b: Real, rounded: Callable[[Fraction], float]) -> float:
+    """a / b for a >= 0, b >= 0, the exact quotient rounded by ``rounded``; x/0 = inf for x > 0,
+    0/0 = 0, inf/b = inf, a/inf = 0."""
     if a == 0:
         return 0.0
     if b == 0 or (isinstance(a, float) and math.isinf(a)):
         return INF
     if isinstance(b, float) and math.isinf(b):
         return 0.0
-    return up(Q(a) / Q(b))
+    return rounded(Q(a) / Q(b))
+
+
+def div_up(a: Real, b: Real) -> float:
+    """a / b rounded up for a >= 0, b >= 0; x/0 = inf for x > 0 and 0/0 = 0."""
+    return _div(a, b, up)
 
 
 def div_down(a: Real, b: Real) -> float:
     """a / b rounded down for a >= 0, b >= 0 (same special cases as ``div_up``)."""
-    if a == 0:
-        return 0.0
-    if b == 0 or (isinstance(a, float) and math.isinf(a)):
-        return INF
-    if isinstance(b, float) and math.isinf(b):
-        return 0.0
-    return down(Q(a) / Q(b))
+    return _div(a, b, down)
 
 
 # [proof:sqrt]
