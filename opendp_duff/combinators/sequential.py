@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, then
-from ..errors import (BudgetExceeded, DomainMismatch, MakeError, MakeTypeError, MapError,
-                      MeasureMismatch, MetricMismatch)
+from ..core import Measurement, _fit, then
+from ..errors import (BudgetExceeded, MakeError, MakeTypeError, MapError,
+                      MeasureMismatch)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric
 from ..samplers import check_entropy
@@ -152,14 +152,9 @@ class Queryable:
             del self._charges[token]
 
     def _admissible(self, measurement: Any, d_mid: Any) -> Any:
-        if not isinstance(measurement, Measurement):
-            raise MakeTypeError(f"measurement ({measurement!r}) must be a Measurement")
-        if measurement.input_domain != self.input_domain:
-            raise DomainMismatch(self.input_domain, measurement.input_domain,
-                                 "a query must take the compositor's input domain")
-        if measurement.input_metric != self.input_metric:
-            raise MetricMismatch(self.input_metric, measurement.input_metric,
-                                 "a query must use the compositor's input metric")
+        v.instance("measurement", measurement, Measurement, "a Measurement")
+        _fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
+             "a query must take the compositor's input domain", "a query must use the compositor's input metric")
         if measurement.output_measure != self.output_measure:
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
                                   "a query must use the compositor's output measure (cast it first)")
