@@ -129,26 +129,26 @@ def mul_up(a: Real, b: Real) -> float:
     return up(Q(a) * Q(b))
 
 
-def div_up(a: Real, b: Real) -> float:
-    """a / b rounded up for a >= 0, b >= 0; x/0 = inf for x > 0 and 0/0 = 0."""
+def _div(a: Real, b: Real, rounded: Callable[[Fraction], float]) -> float:
+    """a / b for a >= 0, b >= 0, the exact quotient rounded by ``rounded``; x/0 = inf for x > 0,
+    0/0 = 0, inf/b = inf, a/inf = 0."""
     if a == 0:
         return 0.0
     if b == 0 or (isinstance(a, float) and math.isinf(a)):
         return INF
     if isinstance(b, float) and math.isinf(b):
         return 0.0
-    return up(Q(a) / Q(b))
+    return rounded(Q(a) / Q(b))
+
+
+def div_up(a: Real, b: Real) -> float:
+    """a / b rounded up for a >= 0, b >= 0; x/0 = inf for x > 0 and 0/0 = 0."""
+    return _div(a, b, up)
 
 
 def div_down(a: Real, b: Real) -> float:
     """a / b rounded down for a >= 0, b >= 0 (same special cases as ``div_up``)."""
-    if a == 0:
-        return 0.0
-    if b == 0 or (isinstance(a, float) and math.isinf(a)):
-        return INF
-    if isinstance(b, float) and math.isinf(b):
-        return 0.0
-    return down(Q(a) / Q(b))
+    return _div(a, b, down)
 
 
 # [proof:sqrt]
@@ -350,44 +350,23 @@ def _log1p(x: float, upward: bool) -> float:
 # [end:transcendentals]
 
 
-def exp_up(x: Real) -> float:
-    """The smallest float >= e^x (inf when e^x > MAX)."""
-    return _exp(_arg(x, True), True)
+def _directed(core: Callable[[float, bool], float], upward: bool, name: str, doc: str) -> Callable[[Real], float]:
+    """The public bound ``name``: ``core`` on the argument rounded in the safe direction (:func:`_arg`)."""
+    def bound(x: Real) -> float:
+        return core(_arg(x, upward), upward)
+    bound.__name__ = bound.__qualname__ = name
+    bound.__doc__ = doc
+    return bound
 
 
-def exp_down(x: Real) -> float:
-    """The largest float <= e^x (MAX when e^x > MAX; 0 when e^x < 2^-1074)."""
-    return _exp(_arg(x, False), False)
-
-
-def expm1_up(x: Real) -> float:
-    """The smallest float >= e^x - 1."""
-    return _expm1(_arg(x, True), True)
-
-
-def expm1_down(x: Real) -> float:
-    """The largest float <= e^x - 1 (never below -1; exactly 0 at 0)."""
-    return _expm1(_arg(x, False), False)
-
-
-def log_up(x: Real) -> float:
-    """The smallest float >= log x, for x >= 0 (log 0 = -inf)."""
-    return _log(_arg(x, True), True)
-
-
-def log_down(x: Real) -> float:
-    """The largest float <= log x, for x >= 0 (log 0 = -inf)."""
-    return _log(_arg(x, False), False)
-
-
-def log1p_up(x: Real) -> float:
-    """The smallest float >= log(1 + x), for x >= -1."""
-    return _log1p(_arg(x, True), True)
-
-
-def log1p_down(x: Real) -> float:
-    """The largest float <= log(1 + x), for x >= -1."""
-    return _log1p(_arg(x, False), False)
+exp_up = _directed(_exp, True, "exp_up", "The smallest float >= e^x (inf when e^x > MAX).")
+exp_down = _directed(_exp, False, "exp_down", "The largest float <= e^x (MAX when e^x > MAX; 0 when e^x < 2^-1074).")
+expm1_up = _directed(_expm1, True, "expm1_up", "The smallest float >= e^x - 1.")
+expm1_down = _directed(_expm1, False, "expm1_down", "The largest float <= e^x - 1 (never below -1; exactly 0 at 0).")
+log_up = _directed(_log, True, "log_up", "The smallest float >= log x, for x >= 0 (log 0 = -inf).")
+log_down = _directed(_log, False, "log_down", "The largest float <= log x, for x >= 0 (log 0 = -inf).")
+log1p_up = _directed(_log1p, True, "log1p_up", "The smallest float >= log(1 + x), for x >= -1.")
+log1p_down = _directed(_log1p, False, "log1p_down", "The largest float <= log(1 + x), for x >= -1.")
 
 
 # [proof:pow_up]

@@ -168,11 +168,12 @@ class Measurement:
 
 
 # [proof:fit]
-def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object) -> None:
+def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
+         domain_hint: str = "", metric_hint: str = "") -> None:
     if out_domain != in_domain:
-        raise DomainMismatch(out_domain, in_domain)
+        raise DomainMismatch(out_domain, in_domain, domain_hint)
     if out_metric != in_metric:
-        raise MetricMismatch(out_metric, in_metric)
+        raise MetricMismatch(out_metric, in_metric, metric_hint)
 # [end:fit]
 
 

@@ -50,6 +50,7 @@ import numpy as np
 
 from . import _validate as v
 from .errors import MakeError
+from .laws import DiscreteLaw, log_widths, step_function_law
 
 __all__ = ["duff_utility", "StepFunction", "quantile_rational", "quantile_costs",
            "quantile_gap_levels", "quantile_best_gap", "quantile_step_function"]
@@ -109,26 +110,45 @@ class StepFunction:
         return self.left[keep], self.right[keep], self.levels[keep]
 
     def log_masses(self, scale: float) -> np.ndarray:
-        """log(width_i) + level_i / scale for the positive-width pieces (float path)."""
+        """log(width_i) + level_i / scale for the positive-width pieces (float path).
+
+        The width is :func:`opendp_duff.laws.log_widths` (a width beyond the largest float or one
+        subnormal wide included).  ``level / scale`` is the float quotient, +-inf where it
+        overflows; a level 0 contributes 0 for every ``scale >= 0``, and ``scale = 0`` gives
+        -inf (+inf) for negative (positive) levels.  Never NaN, never a warning.
+        """
         left, right, levels = self._positive()
-        with np.errstate(divide="ignore"):
-            return np.log(right - left) + levels / float(scale)
+        return log_widths(left, right) + _level_over_scale(levels, _scale(scale))
 
     def cdf(self, points: Any, scale: float) -> np.ndarray:
-        """The exponential mechanism's CDF, P(X <= x) with density ∝ exp(u / scale)."""
-        left, right, levels = self._positive()
-        pts = np.asarray(points, dtype=np.float64)
-        if left.size == 0:  # a single point carries all the mass
-            return np.where(pts >= self.left[0], 1.0, 0.0)
-        lw = np.log(right - left) + (levels - levels.max()) / float(scale)
-        mass = np.exp(lw - lw.max())
-        frac = np.clip((pts.reshape(-1, 1) - left) / (right - left), 0.0, 1.0)
-        return (frac @ mass / mass.sum()).reshape(pts.shape)
+        """The exponential mechanism's CDF, P(X <= x) with density ∝ exp(u / scale): the law of
+        :func:`opendp_duff.laws.step_function_law`, which is the one :meth:`sample` draws from
+        (scale 0: uniform on the top-level pieces; no piece of positive width: a point mass at the
+        left end of a highest-level piece)."""
+        law = step_function_law(self.left, self.right, self.levels, _scale(scale))
+        if isinstance(law, DiscreteLaw):
+            pts = np.asarray(points, dtype=np.float64)
+            return np.where(pts >= law.support[0], 1.0, 0.0)
+        return law.cdf(points)
 
     def sample(self, scale: float, size: int | None = None) -> Any:
         """Draw from density ∝ exp(u / scale) (see :func:`opendp_duff.samplers.race.sample_step_function`)."""
         from .samplers.race import sample_step_function
         return sample_step_function(self.left, self.right, self.levels, scale, size=size)
+
+
+def _scale(scale: float) -> float:
+    scale = float(scale)
+    if not scale >= 0:
+        raise ValueError(f"scale ({scale!r}) must be non-negative")
+    return scale
+
+
+def _level_over_scale(levels: np.ndarray, scale: float) -> np.ndarray:
+    """level / scale, 0 for a level 0 (also at scale 0), +-inf where the quotient overflows."""
+    lv = levels.astype(np.float64)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        return np.where(lv == 0, 0.0, lv / scale)
 
 
 # --------------------------------------------------------------------------- quantile arithmetic

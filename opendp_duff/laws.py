@@ -92,6 +92,19 @@ def log_widths(left: Any, right: Any) -> np.ndarray:
     return out
 
 
+def _scaled_difference(z: np.ndarray, loc: float, scale: float) -> np.ndarray:
+    """(z - loc) / scale for a float array z and floats loc, scale: one rounding for the difference
+    and one for the quotient; where the difference overflows while z is finite, both are large,
+    their halves are exact and 2 ((z/2 - loc/2) / scale) is used.  Silent over- and underflow."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        d = z - loc
+        y = d / scale
+        wide = np.isinf(d) & np.isfinite(z)
+        if wide.any():
+            y = np.where(wide, 2.0 * ((0.5 * z - 0.5 * loc) / scale), y)
+    return y
+
+
 def relative_log_weights(values: Any, top: float, scale: float) -> np.ndarray:
     """(value - top) / scale, capped at 0: the log weight of each value relative to ``top``.
 
@@ -110,13 +123,7 @@ def relative_log_weights(values: Any, top: float, scale: float) -> np.ndarray:
         return np.where(values >= top, 0.0, -INF)
     if math.isinf(scale):
         return np.where(np.isneginf(values), -INF, 0.0)
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        gap = values - top
-        out = gap / scale
-        wide = np.isinf(gap) & np.isfinite(values)
-        if wide.any():
-            out = np.where(wide, 2.0 * ((0.5 * values - 0.5 * top) / scale), out)
-    return np.minimum(out, 0.0)
+    return np.minimum(_scaled_difference(values, top, scale), 0.0)
 
 
 # ----------------------------------------------------------------------------- law objects
@@ -232,13 +239,7 @@ def standardise(z: Any, loc: Real, scale: Real) -> np.ndarray:
     """
     z = np.asarray(z, dtype=np.float64)
     if not (isinstance(loc, Fraction) or isinstance(scale, Fraction)):
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            d = z - loc
-            y = d / scale
-            wide = np.isinf(d) & np.isfinite(z)
-            if wide.any():
-                y = np.where(wide, 2.0 * ((0.5 * z - 0.5 * loc) / scale), y)
-        return y
+        return _scaled_difference(z, loc, scale)
     q_loc, q_scale = _exact(loc), _exact(scale)
     flat = [_float((Fraction(v) - q_loc) / q_scale) if math.isfinite(v) else v / 1.0
             for v in z.reshape(-1).tolist()]

@@ -5,8 +5,8 @@ from typing import Any
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, then
-from ..errors import DomainMismatch, MakeError, MakeTypeError, MetricMismatch
+from ..core import Measurement, _fit, then
+from ..errors import MakeError
 from ..frames.domain import PartitionDomain
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import PartitionDistance
@@ -62,14 +62,10 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     # [proof:make_parallel_composition]
     v.instance("input_domain", input_domain, PartitionDomain, "a PartitionDomain")
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
-    if not isinstance(measurement, Measurement):
-        raise MakeTypeError(f"measurement ({measurement!r}) must be a Measurement")
-    if measurement.input_domain != input_domain.part_domain:
-        raise DomainMismatch(input_domain.part_domain, measurement.input_domain,
-                             "the measurement must take the parts of the partition")
-    if measurement.input_metric != input_metric.inner:
-        raise MetricMismatch(input_metric.inner, measurement.input_metric,
-                             "the measurement must use the partition's inner metric")
+    v.instance("measurement", measurement, Measurement, "a Measurement")
+    _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
+         "the measurement must take the parts of the partition",
+         "the measurement must use the partition's inner metric")
     measure = measurement.output_measure
     if not isinstance(measure, (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)):
         raise MakeError(f"measurement's output_measure ({measure!r}) does not compose here; "

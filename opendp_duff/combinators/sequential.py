@@ -12,11 +12,13 @@ import threading
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, then
-from ..errors import (BudgetExceeded, DomainMismatch, MakeError, MakeTypeError, MapError,
-                      MeasureMismatch, MetricMismatch)
+from ..core import Measurement, _fit, then
+from ..errors import (BudgetExceeded, MakeError, MakeTypeError, MapError,
+                      MeasureMismatch)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric
 from ..samplers import check_entropy
@@ -63,6 +65,24 @@ def _rounded(x: Any, up: bool) -> Any:
     return math.inf if x == math.inf else (ar.up(x) if up else ar.down(x))
 
 
+# [proof:queryable_snapshot]
+def _own_copy(data: Any) -> Any:
+    """A copy of an admitted member that later changes to the caller's object cannot reach:
+    numpy arrays and pandas objects are copied deeply, Polars frames cloned, tuples and lists
+    of parts copied part by part.  Anything else (an immutable engine's frame) is kept as is."""
+    if isinstance(data, np.ndarray):
+        return data.copy()
+    if type(data) in (tuple, list):
+        return type(data)(_own_copy(part) for part in data)
+    library = (type(data).__module__ or "").split(".")[0]
+    if library == "pandas":
+        return data.copy(deep=True)
+    if library == "polars":
+        return data.clone()
+    return data
+# [end:queryable_snapshot]
+
+
 class Queryable:
     """The release of :func:`make_sequential_composition`: answers queries on the data it holds.
 
@@ -88,7 +108,7 @@ class Queryable:
 
     def __init__(self, data: Any, input_domain: Any, input_metric: Any, output_measure: Any,
                  d_in: Any, d_out: Any) -> None:
-        self._data = data
+        self._data = _own_copy(data)            # the admitted member, no longer the caller's
         self.input_domain, self.input_metric, self.output_measure = input_domain, input_metric, output_measure
         self.d_in, self.d_out = d_in, d_out
         self._total = _exact(d_out)
@@ -132,14 +152,9 @@ class Queryable:
             del self._charges[token]
 
     def _admissible(self, measurement: Any, d_mid: Any) -> Any:
-        if not isinstance(measurement, Measurement):
-            raise MakeTypeError(f"measurement ({measurement!r}) must be a Measurement")
-        if measurement.input_domain != self.input_domain:
-            raise DomainMismatch(self.input_domain, measurement.input_domain,
-                                 "a query must take the compositor's input domain")
-        if measurement.input_metric != self.input_metric:
-            raise MetricMismatch(self.input_metric, measurement.input_metric,
-                                 "a query must use the compositor's input metric")
+        v.instance("measurement", measurement, Measurement, "a Measurement")
+        _fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
+             "a query must take the compositor's input domain", "a query must use the compositor's input metric")
         if measurement.output_measure != self.output_measure:
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
                                   "a query must use the compositor's output measure (cast it first)")

@@ -323,12 +323,8 @@ def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: fl
     2 per gap on each side, the two sides one apart.  For no records u = -1 everywhere.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
-          finite, no NaN (chain ``then_clamp``), sorted or not: unsorted records are not
-          sorted but selected (the window around the target rank by ``np.partition``, O(n)),
-          sorted ones (``then_sort``, ``sorted=True``) are read in O(log n).
-        * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
-        * Output measure: ``max_divergence()``.
+        * Input domain, input metric and output measure: those of :func:`make_duff_quantile`
+          (bounded floats, sorted or not; ``symmetric_distance()``; ``max_divergence()``).
 
     Args:
         input_domain: the domain of the input (see the contract).

@@ -306,8 +306,8 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
         * Output measure: ``max_divergence()``.
 
     Args:
-        input_domain: the domain of the input (see the contract).
-        input_metric: ``symmetric_distance()``.
+        input_domain: bounded float vectors, sorted or not (see the contract).
+        input_metric: ``symmetric_distance()``, the only metric accepted.
         scale: the temperature, a number >= 0 or ``inf``; ``scale = 2 / epsilon`` gives
             epsilon-DP (the paper's exp(epsilon u / 2)).
 
@@ -330,13 +330,14 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     References: [GM-Duff] Definition 8, Lemma 1, §4.1 (Means), §5 (Algorithm 1,
     Proposition 5); [MT07].
 
-    Example:
+    Example (records need not be sorted; two people added or removed cost twice one):
         >>> import opendp_duff as dp
-        >>> space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
-        >>> m = space >> dp.t.then_clamp(bounds=(0.0, 10.0)) >> dp.m.then_duff_mean(scale=2.0)
-        >>> m.map(1)
-        1.0
-        >>> 0.0 <= m([1.0, 2.0, 3.0, 12.0]) <= 10.0
+        >>> records = dp.vector_domain(dp.atom_domain(T=float))
+        >>> m = ((records, dp.symmetric_distance()) >> dp.t.then_clamp(bounds=(0.0, 10.0))
+        ...      >> dp.m.then_duff_mean(scale=2.0))
+        >>> m.map(1), m.map(2)
+        (1.0, 2.0)
+        >>> 0.0 <= m([3.0, 12.0, 1.0, 2.0]) <= 10.0
         True
     """
     # [proof:make_duff_mean]

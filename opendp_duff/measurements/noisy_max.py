@@ -65,8 +65,8 @@ def make_report_noisy_max_gumbel(
         With c = 2 for ``linf_distance()`` and c = 1 for the other two metrics,
         eta(d_in) = c d_in / scale; ``max_divergence()``: map(d_in) = eta, and
         ``zero_concentrated_divergence()``: map(d_in) = eta^2 / 8 (the mechanism is
-        eta-bounded-range, Durfee & Rogers, NeurIPS 2019, and eta-bounded range implies
-        eta^2/8-zCDP, Cesar & Rogers, ALT 2021), each computed exactly and rounded up once.
+        eta-bounded-range [DR19], and eta-bounded range implies eta^2/8-zCDP [CR21]), each
+        computed exactly and rounded up once.
         ``map(0) = 0``; scale 0 or d_in = inf gives ``inf``; scale ``inf`` gives 0.
 
     Edge cases, all without error or NaN: +inf scores win uniformly among themselves;

@@ -16,6 +16,13 @@ argument inside the argument enclosures:
 An enclosure too wide to decide, or to stay inside a function's domain (``ln`` of an
 interval reaching 0, division by an interval reaching 0), raises :class:`Undecided`: the
 caller refines its uniforms and tries again at a higher precision (:func:`digits_for_bits`).
+
+An end may be infinite: a result beyond the exponent range (about ``10^(10^18)``, reached by
+``exp`` of a few ``10^18``, say a Student's T draw with a tiny ``d``) overflows in the
+direction of the context, so a lower end becomes the largest finite decimal or ``-inf`` and an
+upper end ``+inf`` or the most negative finite decimal: still an enclosure.  A lower end is
+never ``+inf`` and an upper end never ``-inf``, and a product's corner ``0 * inf`` is ``0``, so
+no operation meets ``inf - inf`` or ``0 * inf``.
 """
 from __future__ import annotations
 
@@ -46,6 +53,11 @@ def digits_for_bits(bits: int) -> int:
 
 
 # [proof:decimal_ia]
+def _times(ctx: decimal.Context, x: Decimal, y: Decimal) -> Decimal:
+    """x y rounded in ``ctx``; 0 times an infinite end is 0 (the ends stand for finite reals)."""
+    return ZERO if x.is_zero() or y.is_zero() else ctx.multiply(x, y)
+
+
 class DecimalIA:
     """Enclosure arithmetic at ``prec`` significant digits (see the module docstring)."""
 
@@ -110,10 +122,10 @@ class DecimalIA:
         return self.dn.minus(a[1]), self.up.minus(a[0])
 
     def mul(self, a: Interval, b: Interval) -> Interval:
-        """The extremes of x y over a box are at its corners."""
-        dn, up = self.dn, self.up
-        lo = min(dn.multiply(a[0], b[0]), dn.multiply(a[0], b[1]), dn.multiply(a[1], b[0]), dn.multiply(a[1], b[1]))
-        hi = max(up.multiply(a[0], b[0]), up.multiply(a[0], b[1]), up.multiply(a[1], b[0]), up.multiply(a[1], b[1]))
+        """The extremes of x y over a box are at its corners (a corner 0 * inf is 0)."""
+        corners = [(x, y) for x in a for y in b]
+        lo = min(_times(self.dn, x, y) for x, y in corners)
+        hi = max(_times(self.up, x, y) for x, y in corners)
         return lo, hi
 
     def div(self, a: Interval, b: Interval) -> Interval:
@@ -169,9 +181,10 @@ class DecimalIA:
 
 
 def _context(prec: int, rounding: str) -> decimal.Context:
-    """No exponent limit is reached in practice; a NaN, a division by zero or an overflow raises."""
+    """A NaN or a division by zero raises; an overflow rounds in the context's direction (to the
+    largest finite decimal or to an infinity, both bounds on the side they stand for)."""
     return decimal.Context(prec=prec, rounding=rounding, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
-                           traps=[decimal.InvalidOperation, decimal.DivisionByZero, decimal.Overflow])
+                           traps=[decimal.InvalidOperation, decimal.DivisionByZero])
 
 
 @functools.lru_cache(maxsize=64)

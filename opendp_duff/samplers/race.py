@@ -16,8 +16,12 @@ its bound could win; then an exact uniform point of the interval, rounded to the
 nearest float.  The release is the idealised law rounded to the nearest float
 (``proofs/samplers/gumbel_race.tex``, ``proofs/samplers/uniform.tex``).
 
-:func:`log_widths` and :func:`relative_levels` are the log-space helpers that the
-audit tool uses to describe the same law.
+:func:`relative_levels` is the log-space helper the race uses to split the intervals into
+near and far ones (a cost decision only).  :func:`log_widths` is
+:func:`opendp_duff.laws.log_widths`, re-exported: the float log of the correctly rounded width
+``right - left`` (a width of one subnormal kept; a width beyond the largest float through the
+halves of the ends), -inf where right <= left; the audit describes the same law with
+:func:`opendp_duff.laws.step_function_law`.
 """
 from __future__ import annotations
 
@@ -27,25 +31,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import MakeError
+from ..laws import log_widths
 
 from .gumbel_race import LazyGroup, exact_gumbel_race, exact_race_with_lazy_blocks
 from .uniform import exact_uniform_float
 
 __all__ = ["sample_step_function", "log_widths", "relative_levels"]
-
-_LOG2 = math.log(2.0)
-
-
-def log_widths(left: npt.ArrayLike, right: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """log(right - left) without overflow (``right - left`` may exceed the largest float);
-    -inf for zero (or negative) widths."""
-    left = np.asarray(left, dtype=np.float64)
-    right = np.asarray(right, dtype=np.float64)
-    half = 0.5 * right - 0.5 * left  # exact for finite inputs unless subnormal; never overflows
-    with np.errstate(divide="ignore"):
-        out = np.log(np.maximum(half, 0.0)) + _LOG2
-    return out
-
 
 def relative_levels(levels: npt.ArrayLike, top: float, scale: float) -> npt.NDArray[np.float64]:
     """(level - top) / scale, capped at 0: the log-weight of a level relative to ``top``.

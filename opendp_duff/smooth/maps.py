@@ -54,25 +54,28 @@ def _sqrt_up(q: Fraction) -> float:
     return ar.up(Q(ar.sqrt_up(q / Fraction(4) ** k)) * Fraction(2) ** k)
 
 
-def lln_epsilon(t: float, s: float, sigma: float) -> float:
-    """[BS19] Thm 18: eps = t/sigma + e^{3 sigma^2 / 2} s."""
-    if not _finite(t, s, sigma):
+def _dilation_plus_shift(t: float, s: float, sigma: float, lipschitz: float) -> float:
+    """t/sigma + e^{3 sigma^2/2} lipschitz s, rounded up (inf for a non-finite input or when
+    e^{3 sigma^2/2} overflows): the LLN and ULN bounds, lipschitz >= 0 an upper bound."""
+    if not _finite(t, s, sigma, lipschitz):
         return INF
     e = ar.exp_up(ar.up(Fraction(3, 2) * Q(sigma) ** 2))
     if e == INF:
         return INF
-    return ar.up(Q(t) / Q(sigma) + Q(e) * Q(s))
+    return ar.up(Q(t) / Q(sigma) + Q(e) * Q(lipschitz) * Q(s))
+
+
+def lln_epsilon(t: float, s: float, sigma: float) -> float:
+    """[BS19] Thm 18: eps = t/sigma + e^{3 sigma^2 / 2} s."""
+    return _dilation_plus_shift(t, s, sigma, 1.0)
 
 
 def uln_epsilon(t: float, s: float, sigma: float) -> float:
     """[BS19] Thm 22 (sigma >= sqrt 2): eps = t/sigma + e^{3 sigma^2/2} sqrt(2/(pi sigma^2)) s."""
-    if not _finite(t, s, sigma):
-        return INF
-    e = ar.exp_up(ar.up(Fraction(3, 2) * Q(sigma) ** 2))
-    if e == INF:
+    if not _finite(sigma):
         return INF
     root = ar.sqrt_up(Fraction(2) / (PI_LOW * Q(sigma) ** 2))  # pi >= PI_LOW makes this an upper bound
-    return ar.up(Q(t) / Q(sigma) + Q(e) * Q(root) * Q(s))
+    return _dilation_plus_shift(t, s, sigma, root)
 
 
 def arsinh_epsilon(t: float, s: float, sigma: float) -> float:

@@ -46,7 +46,7 @@ class SmoothNoise:
         measure: the output measure class (ZeroConcentratedDivergence, MaxDivergence or
             ApproximateDivergence; for the last the shape is delta).
         one_step: ``(t, s, shape) -> eps``, the one-step bound of :mod:`opendp_duff.smooth.maps`.
-        law: ``shape -> `` the standard law of Z (a class of :mod:`opendp_duff.distributions`).
+        law: a function ``shape -> Z``, the standard law of Z (a class of :mod:`opendp_duff.distributions`).
         exact: the exact sampler of this law (an :class:`~opendp_duff.samplers.exact_noise.ExactNoise`,
             the ``noise`` argument of :func:`opendp_duff.samplers.exact_noise.exact_rounded_release`).
         law_shape: whether the shape is a parameter of the law (False for Laplace's delta).

@@ -48,6 +48,7 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
           most a + r = d_in.
         * change-one distance: a substitution is one removal and one addition,
           ``map(d_in) = 2 d_in``.
+
         Exact integers; ``map(0) = 0``.  The counts are monotone under addition, which is what
         lets ``make_report_noisy_max_gumbel`` charge d_in / scale instead of 2 d_in / scale
         ([OpenDP-Gumbel] §3.1).

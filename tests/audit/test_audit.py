@@ -152,7 +152,7 @@ def test_gaussian_renyi_and_hockey_stick_match_closed_forms():
     for alpha, d in audit.renyi.items():   # D_alpha = alpha shift^2 / (2 sigma^2)
         assert d == pytest.approx(alpha * shift ** 2 / (2 * sigma ** 2), rel=1e-7, abs=1e-9)
     assert audit.value == pytest.approx(shift ** 2 / (2 * sigma ** 2), rel=1e-7)
-    for eps in (0.0, 0.3, 1.0):            # Balle & Wang, ICML 2018, Theorem 8
+    for eps in (0.0, 0.3, 1.0):            # [BW18] Theorem 8
         a, b = shift / (2 * sigma), eps * sigma / shift
         exact = stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b)
         got, err = audit.delta(eps)
@@ -167,7 +167,7 @@ def test_laplace_divergences_match_closed_forms():
     zc = attrs.evolve(lap, output_measure=dp.zero_concentrated_divergence())
     audit = exact_privacy_loss(zc, 0.0, 1.0)
     e = 1 / b
-    for alpha, d in audit.renyi.items():   # Mironov, "Renyi Differential Privacy", CSF 2017, Table II
+    for alpha, d in audit.renyi.items():   # [Mir17] Table II
         exact = math.log(alpha / (2 * alpha - 1) * math.exp((alpha - 1) * e)
                          + (alpha - 1) / (2 * alpha - 1) * math.exp(-alpha * e)) / (alpha - 1)
         assert d == pytest.approx(exact, rel=1e-6)

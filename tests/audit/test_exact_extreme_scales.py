@@ -67,7 +67,7 @@ def test_gaussian_renyi_at_large_alpha_times_shift(x, x_prime, scale):
 
 
 def test_gaussian_vector_hockey_stick_with_huge_coordinates_and_any_sigma():
-    """Isotropic Gaussian vectors: delta(eps) of N(0, s^2) against N(mu, s^2) (Balle & Wang,
+    """Isotropic Gaussian vectors: delta(eps) of N(0, s^2) against N(mu, s^2) ([BW18]
     Theorem 8), with coordinates near the largest float and noise of sigma 2."""
     scale, sigma = 1e308, 2.0
     x, x_prime = [1e308, -1e308, 5.0], [-1e308, 1e308, 5.0]

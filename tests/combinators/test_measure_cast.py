@@ -30,7 +30,7 @@ def test_pure_to_zcdp():
 
 
 def gaussian_exact_epsilon(scale, delta):
-    """The exact (eps, delta) curve of the Gaussian mechanism, sensitivity 1 (Balle & Wang, ICML 2018, Theorem 8)."""
+    """The exact (eps, delta) curve of the Gaussian mechanism, sensitivity 1 ([BW18] Theorem 8)."""
     def d(eps):
         return (stats.norm.cdf(-eps * scale + 1 / (2 * scale))
                 - math.exp(eps) * stats.norm.cdf(-eps * scale - 1 / (2 * scale)) - delta)

@@ -4,8 +4,7 @@
 * composition adds: the composed map is the exact (Fraction) sum rounded up, and tight;
 * the measure casts are valid: pureDP -> zCDP gives rho = eps^2/2 rounded up (the smallest
   float above it); zCDP -> approxDP never claims less than the exact privacy profile of the
-  Gaussian mechanism (Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy",
-  ICML 2018, Theorem 8);
+  Gaussian mechanism ([BW18] Theorem 8);
 * chaining keeps domains consistent: T(x) is in T.output_domain for x in T.input_domain;
 * stability: neighbours x, x' (within d_in under the input metric) give outputs within
   map(d_in) under the output metric, measured exactly.
@@ -213,8 +212,8 @@ def test_pure_to_zcdp_is_half_eps_squared_rounded_up(scale, d_in):
 
 
 def _gaussian_delta(eps, mu):
-    """Exact delta(eps) of the Gaussian mechanism with sensitivity/sigma = mu (Balle & Wang,
-    ICML 2018, Theorem 8): Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), via log-CDFs."""
+    """Exact delta(eps) of the Gaussian mechanism with sensitivity/sigma = mu ([BW18]
+    Theorem 8): Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), via log-CDFs."""
     a = stats.norm.logcdf(mu / 2 - eps / mu)
     b = eps + stats.norm.logcdf(-mu / 2 - eps / mu)
     return -math.expm1(b - a) * math.exp(a) if a > b else 0.0
