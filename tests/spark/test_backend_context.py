@@ -116,3 +116,12 @@ def test_importing_pyspark_through_the_backend_emits_no_pandas_notice(spark, mon
         _pyspark.functions()
     assert "pyspark.testing.utils" in sys.modules
     assert not [w for w in caught if "fully support pandas" in str(w.message)]
+
+
+def test_a_spark_frame_with_nan_is_refused_by_the_context_without_quoting_it(spark):
+    secret = 31415.9265358979
+    df = spark.createDataFrame([(secret,), (float("nan"),)], "x double")
+    with pytest.raises(ValueError) as caught:
+        dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1), privacy_loss=dp.loss_of(epsilon=1.0))
+    text = " ".join([str(caught.value), repr(caught.value), *map(str, caught.value.args)])
+    assert "NaN" in text and "31415" not in text
