@@ -66,7 +66,7 @@ class Backend:
     * ``accepts(data)``: whether this backend reads ``data`` (by its type, never its values).
     * ``domain_of(data)``: the data's domain from its schema; ``check_domain(domain)`` refuses
       an explicit ``domain=`` of the wrong kind.
-    * ``column(name)``, ``sort()``: partial constructors of transformations.
+    * ``column(name)``, ``clamp(bounds)``, ``sort()``: partial constructors of transformations.
     * ``partition(by, keys)``: a partial constructor whose transformation's output domain has
       ``part_domain`` and ``keys`` and whose output metric has ``inner`` (the metric of a part);
       ``parallel(measurement)``: the partial constructor running ``measurement`` on every part.
@@ -100,6 +100,9 @@ class Backend:
 
     def parallel(self, measurement: Measurement) -> PartialConstructor:
         raise MakeError(".group_by() needs a data frame")
+
+    def clamp(self, bounds: tuple[Any, Any]) -> PartialConstructor:
+        return trans.then_clamp(bounds=bounds)
 
     def sort(self) -> PartialConstructor:
         return trans.then_sort()

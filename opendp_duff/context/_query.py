@@ -97,7 +97,7 @@ class Query:
 
     def clamp(self, bounds: tuple[Any, Any]) -> Query:
         """Clamp every value of the column into ``bounds = (lo, hi)`` (public)."""
-        return self._then(trans.then_clamp(bounds=bounds))
+        return self._then(self._context._backend.clamp(bounds))
 
     def impute(self, constant: float) -> Query:
         """Replace NaN by ``constant`` (the column must be declared ``nan=True`` via ``domain=``)."""
