@@ -67,14 +67,3 @@ html_theme_options = {
     "sidebar_includehidden": False,     # the saved experiment reports are reached from RESULTS
 }
 html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "searchbox.html"]}
-
-
-# docs/scaling.md (the Spark backend) joins the site when it is added to the repository; until
-# then the index's toctree entry for it is dropped, so the build has no missing-document warning.
-def _drop_absent_pages(app, docname, source):
-    if docname == "index" and not (DOCS / "scaling.md").exists():
-        source[0] = source[0].replace("\nscaling\n", "\n")
-
-
-def setup(app):
-    app.connect("source-read", _drop_absent_pages)

@@ -84,6 +84,7 @@ def test_log_masses_match_the_exact_values(name, scale):
         assert g == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 @pytest.mark.parametrize("scale", SCALES)
 def test_cdf_matches_the_exact_law(name, scale):

@@ -22,7 +22,7 @@ from opendp_duff.samplers import seeded_rng_for_tests
 from opendp_duff.spark import SparkBackend, collection, spark_frame_domain
 from opendp_duff.spark.ranks import sampler_ranks
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 KEYS = ["a", "b", "c", "zz"]          # "zz" is absent from the data
 SIZES = {"a": 400, "b": 150, "c": 3, "other": 50}

@@ -15,7 +15,7 @@ from opendp_duff.spark import (collection, make_spark_grouped, spark_frame_domai
                                then_spark_select_column)
 from opendp_duff.spark.ranks import sampler_ranks
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 @pytest.fixture(scope="module")
 def frame(spark):

@@ -13,7 +13,7 @@ from opendp_duff.spark import (collection, spark_frame_domain, spark_frame_domai
                                then_spark_duff_median, then_spark_select_column)
 from opendp_duff.spark.domain import SparkColumn, SparkColumnDomain
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 SECRET = 123456.789   # a value that must never appear in a message
 

@@ -25,7 +25,7 @@ from opendp_duff.spark import (collection, make_spark_grouped, spark_frame_domai
                                then_spark_count, then_spark_duff_median, then_spark_duff_mode,
                                then_spark_duff_quantile, then_spark_select_column)
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 DOM = spark_frame_domain({"x": dp.atom_domain(T=float), "g": dp.atom_domain(T=int)})
 SPACE = DOM, dp.symmetric_distance()

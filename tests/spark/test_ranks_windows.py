@@ -14,7 +14,7 @@ from opendp_duff.spark import _brackets, collection, ranks
 from opendp_duff.spark._parts import KID, VAL, keyed_rows, split_by_keys
 from opendp_duff.spark.domain import SparkColumn
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 HALF = Fraction(1, 2)
 X = (("column", "x", float),)

@@ -13,7 +13,7 @@ from opendp_duff.spark._parts import keyed_rows, split_by_keys
 from opendp_duff.spark.domain import SparkColumn
 from opendp_duff.spark.sum import exact_sums, grid_floor, limb_exponents
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
 
 X = (("column", "x", float),)
 
