@@ -23,7 +23,7 @@ import attrs
 from .. import _validate as v
 from .._constants import EXACT_INT_BOUND
 from ..domains import AtomDomain, atom_domain
-from ..errors import MakeError, MakeTypeError, NotAMemberTypeError, NotAMemberValueError
+from ..errors import MakeError, MakeTypeError, NotAMember, NotAMemberTypeError, NotAMemberValueError
 from . import _pyspark as ps
 from . import collection
 
@@ -78,6 +78,16 @@ def _requirement(name: str, domain: AtomDomain) -> str:
     return text + (", within the bounds)" if domain.bounds is not None else ")")
 
 
+def admits(domain: Any, x: object) -> bool:
+    """Whether ``domain.admit(x)`` accepts ``x``: the ``member`` of the Spark domains, whose
+    admission is a distributed pass (never raises on a refusal)."""
+    try:
+        domain.admit(x)
+    except NotAMember:
+        return False
+    return True
+
+
 @attrs.frozen(repr=False)
 class SparkFrameDomain:
     """pyspark DataFrames with the declared columns (others are allowed and never read).
@@ -108,11 +118,7 @@ class SparkFrameDomain:
 
     def member(self, x: object) -> bool:
         """Whether ``x`` is a member (one distributed pass).  Never raises on a DataFrame."""
-        try:
-            self.admit(x)
-        except (NotAMemberTypeError, NotAMemberValueError):
-            return False
-        return True
+        return admits(self, x)
 
     # [proof:spark_frame_admit]
     def admit(self, x: object) -> Any:
@@ -260,11 +266,7 @@ class SparkColumnDomain:
 
     def member(self, x: object) -> bool:
         """Whether ``x`` is a member (one distributed pass)."""
-        try:
-            self.admit(x)
-        except (NotAMemberTypeError, NotAMemberValueError):
-            return False
-        return True
+        return admits(self, x)
 
     def admit(self, x: object) -> SparkColumn:
         """``x`` itself if it is a member.

@@ -16,14 +16,13 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from .._constants import INT64_MAX, INT64_MIN
 from ..combinators.parallel import _plus, _times
-from ..core import Measurement, Transformation, make_chain_mt
-from ..errors import (DomainMismatch, MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError,
-                      NotAMemberValueError)
+from ..core import Measurement, Transformation, _fit, make_chain_mt
+from ..errors import (MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric, PartitionDistance, SymmetricDistance, symmetric_distance
 from . import collection
 from ._parts import SparkPart, split_by_keys
-from .domain import SparkFrameDomain
+from .domain import SparkFrameDomain, admits
 from .transformations import check_metric
 
 __all__ = ["make_spark_grouped", "validate_keys", "parallel_map", "SparkPartitionDomain", "spark_partition",
@@ -137,11 +136,7 @@ class SparkPartitionDomain:
 
     def member(self, x: object) -> bool:
         """Whether ``x`` is a member (one distributed pass over the batch's frame)."""
-        try:
-            self.admit(x)
-        except (NotAMemberTypeError, NotAMemberValueError):
-            return False
-        return True
+        return admits(self, x)
 
     def admit(self, x: object) -> tuple[Any, ...]:
         """``x`` if it is a member (the batch's frame admitted by ``part_domain``, one pass)."""
@@ -173,9 +168,9 @@ def spark_parallel(input_domain: SparkPartitionDomain, input_metric: PartitionDi
     v.instance("input_domain", input_domain, SparkPartitionDomain, "a SparkPartitionDomain")
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
-    if measurement.input_domain != input_domain.part_domain:
-        raise DomainMismatch(input_domain.part_domain, measurement.input_domain, "the measurement must take one part")
-    if not isinstance(measurement.input_metric, SymmetricDistance) or input_metric.inner != measurement.input_metric:
+    _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
+         "the measurement must take one part")
+    if not isinstance(measurement.input_metric, SymmetricDistance):
         raise MetricMismatch(input_metric.inner, measurement.input_metric)
     if not isinstance(measurement.output_measure, (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)):
         raise MakeError(f"the measure of the measurement ({measurement.output_measure!r}) does not "
