@@ -10,7 +10,8 @@ and smooth-sensitivity noise.
 from . import audit, c, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
-from .context import Context, Query, loss_of, unit_of
+from .context import Context, loss_of, unit_of
+from .plans import Query, query
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (BudgetExceeded, ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
@@ -35,7 +36,7 @@ __all__ = [
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
     # the analyst's layer: a dataset behind a budget
-    "Context", "Query", "unit_of", "loss_of",
+    "Context", "Query", "query", "unit_of", "loss_of",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
     "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",

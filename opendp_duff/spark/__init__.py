@@ -12,11 +12,9 @@ pyspark is imported only when a Spark object is used (install the ``spark`` extr
   Duff mode (candidate counts by Spark, the exact race on the driver).
 * :mod:`.grouped`: :func:`make_spark_grouped`, one release per public key in shared passes.
 * :mod:`.ranks`: the rank windows; :mod:`.collection`: what reaches the driver, per release.
-* :mod:`.backend`: :class:`SparkBackend`, registered with the context on import, so
-  ``dp.Context.compositor(data=spark_df, ...)`` runs its queries on Spark.
+
+``dp.Context.compositor(data=spark_df, ...)`` runs its query plans with these constructors.
 """
-from ..context._backends import register_backend
-from .backend import SparkBackend
 from .collection import CollectionLog, last_collection
 from .domain import (SparkColumn, SparkColumnDomain, SparkFrameDomain, spark_frame_domain,
                      spark_frame_domain_of)
@@ -36,7 +34,5 @@ __all__ = [
     "then_spark_duff_median", "then_spark_duff_mode", "then_spark_duff_quantile",
     "make_spark_clamp", "make_spark_count", "make_spark_count_by_candidates", "make_spark_select_column",
     "then_spark_clamp", "then_spark_count", "then_spark_count_by_candidates", "then_spark_select_column",
-    "make_spark_sum", "then_spark_sum", "SparkBackend",
+    "make_spark_sum", "then_spark_sum",
 ]
-
-register_backend(SparkBackend())
