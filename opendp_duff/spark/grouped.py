@@ -119,7 +119,7 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
     partition = spark_partition(input_domain, input_metric, by, keys)
     parallel = spark_parallel(partition.output_domain, partition.output_metric, measurement)  # type: ignore[arg-type]
     chain = make_chain_mt(parallel, partition)
-    return Measurement(input_domain, input_metric, measurement.output_measure, chain.function,
+    return Measurement(input_domain, input_metric, measurement.output_measure, chain._function,
                        lambda d_in: parallel_map(measurement, d_in))
     # [end:make_spark_grouped]
 
@@ -175,7 +175,7 @@ def spark_parallel(input_domain: SparkPartitionDomain, input_metric: PartitionDi
     if not isinstance(measurement.output_measure, (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)):
         raise MakeError(f"the measure of the measurement ({measurement.output_measure!r}) does not "
                         "compose in parallel here")
-    inner, inner_map, n_parts = measurement.function, measurement.privacy_map, len(input_domain.keys)
+    inner, inner_map, n_parts = measurement._function, measurement.privacy_map, len(input_domain.keys)
 
     def function(parts: tuple[Any, ...]) -> tuple[Any, ...]:
         with collection.release(parts[0].batch.log):

@@ -197,7 +197,7 @@ def make_spark_duff_mode(input_domain: SparkColumnDomain, input_metric: Metric, 
 
     def function(column: SparkColumn) -> Any:
         with release(column.frame):
-            return cands[chain.function(column)]
+            return cands[chain._function(column)]
 
     return Measurement(input_domain, input_metric, chain.output_measure, function, chain.privacy_map)
     # [end:make_spark_duff_mode]
