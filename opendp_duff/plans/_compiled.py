@@ -14,6 +14,7 @@ whose privacy map is the candidate's, and built again around the chosen part at 
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, Callable, Mapping, Optional
 
 import attrs
@@ -26,6 +27,8 @@ from ..metrics import Metric
 from ._casts import Budget, cast, epsilon_part
 
 __all__ = ["Target", "Family", "Grouping", "State", "Compiled"]
+
+_CALIBRATIONS = 16   # budgets whose measurement a compiled plan keeps
 
 
 def _as_dict(columns: dict[str, list[Any]]) -> Any:
@@ -102,6 +105,7 @@ class Compiled:
     target: Target
     state: State
     _calibrated: dict[Any, tuple[Any, Measurement]] = attrs.field(factory=dict, init=False)
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
 
     @property
     def param(self) -> Optional[str]:
@@ -111,14 +115,22 @@ class Compiled:
     def measurement(self, budget: Optional[Budget]) -> Measurement:
         """The measurement of the plan: input the target's domain and metric, output measure the
         target's, its map at the privacy unit within ``budget`` (None: every parameter given)."""
-        if budget not in self._calibrated:
-            self._calibrated[budget] = self._calibrate(budget)
-        return self._calibrated[budget][1]
+        return self._entry(budget)[1]
 
     def parameter(self, budget: Optional[Budget]) -> Any:
         """The free parameter's value at ``budget`` (None when every parameter is given)."""
-        self.measurement(budget)
-        return self._calibrated[budget][0]
+        return self._entry(budget)[0]
+
+    def _entry(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
+        with self._lock:
+            entry = self._calibrated.get(budget)
+        if entry is None:
+            entry = self._calibrate(budget)
+            with self._lock:
+                if len(self._calibrated) >= _CALIBRATIONS:      # forget the oldest budget
+                    self._calibrated.pop(next(iter(self._calibrated)))
+                self._calibrated[budget] = entry
+        return entry
 
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         state, target = self.state, self.target
