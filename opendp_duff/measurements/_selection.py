@@ -50,12 +50,12 @@ def select_window(x: np.ndarray, first: int, last: int,
 
     ``x`` is a 1-d float64 array in any order without NaN (infinities are records; with
     ``clip`` they become lo or hi); it is never modified.  ``clip`` is a pair of floats with
-    lo <= hi (the bounds of a clamp, which normalises -0.0 to +0.0).  The values returned
-    (window and tails) are the clipped records with every -0.0 turned into +0.0.  The result is
-    a function of the multiset of clipped records alone.  Cost: O(n) in one pass, plus the
-    window's sort; a tail costs one more pass when the sampler asks for it.
+    lo <= hi, the bounds of the clamp.  The values returned (window and tails) are the clipped
+    records with every -0.0 turned into +0.0.  The result is a function of the multiset of
+    clipped records alone.  Cost: O(n) in one pass, plus the window's sort; a tail costs one
+    more pass when the sampler asks for it.
     """
-    lo, hi = (-math.inf, math.inf) if clip is None else clip
+    lo, hi = (-math.inf, math.inf) if clip is None else (clip[0] + 0.0, clip[1] + 0.0)   # -0.0 -> +0.0
     n = int(x.size)
     if n <= _DIRECT:
         y = np.sort(x if clip is None else np.clip(x, lo, hi)) + 0.0

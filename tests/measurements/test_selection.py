@@ -46,7 +46,7 @@ def datasets(rng, n):
     yield "at the bounds", np.concatenate([np.zeros(n // 3), rng.uniform(0, 1, n - 2 * (n // 3)), np.ones(n // 3)])
 
 
-CLIPS = [None, (0.0, 1.0), (0.25, 0.25), (-0.5, 0.4)]
+CLIPS = [None, (0.0, 1.0), (0.25, 0.25), (-0.5, 0.4), (-0.0, -0.0), (-0.0, 1.0)]
 
 
 def windows(rng, n):
