@@ -304,9 +304,12 @@ def _tie_blocks(N: Floats) -> tuple[Floats, Floats] | None:
         lo, hi = float(F.min()), float(F.max())
         if hi - lo > N.size or not lo.is_integer():
             return None
-        i = (F - lo).astype(np.intp)
-        if not np.array_equal(i + lo, F):  # some entry is not the integer lo + i
+        d = F - lo
+        i = d.astype(np.intp)
+        np.add(i, lo, out=d)               # (in place: one float copy of N at a time)
+        if not np.array_equal(d, F):       # some entry is not the integer lo + i
             return None
+        del d
         c = np.bincount(i)
         at = np.flatnonzero(c)
         if at.size > N.size // 4:
