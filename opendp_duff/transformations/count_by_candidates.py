@@ -5,7 +5,7 @@ import collections
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -242,9 +242,26 @@ class Candidates:
         keys = _keys(x, self.T)
         if keys is None:
             return None
-        if self.lut is None and self.k > _SORT_KEYS:   # counts do not depend on the records' order
+        if self.lut is None and self.k > _SORT_KEYS:
+            # many candidates: sort the records and find each candidate's run of equal keys
+            # (two binary searches per candidate, in order), then put the counts in candidate order
             keys = np.sort(keys)
+            out = np.empty(self.k, dtype=np.int64)
+            out[self.order] = _search_sorted(keys, self.sorted, "right") - _search_sorted(keys, self.sorted, "left")
+            return out
         return np.bincount(self._codes(keys), minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
+
+
+def _search_sorted(a: np.ndarray, v: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+    """np.searchsorted(a, v, side) for a sorted v, by chunks of v, each searched only in the
+    stretch of a between the positions of its first and last entries (which bound the
+    positions of the others): the same result, with each search in cache."""
+    out = np.empty(v.size, dtype=np.intp)
+    for s in range(0, v.size, _CHUNK):
+        w = v[s:s + _CHUNK]
+        lo, hi = np.searchsorted(a, w[[0, -1]], side=side)
+        out[s:s + _CHUNK] = lo + np.searchsorted(a[lo:hi], w, side=side)
+    return out
 
 
 def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:
