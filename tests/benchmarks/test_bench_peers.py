@@ -97,11 +97,12 @@ def test_spec_turns_spark_sizes_into_whole_copies(bench):
 def test_errors_are_exact_means_and_count_missing_values(bench):
     truth = {"AA": -1.0, "UA": 5.5}
     releases = [{"AA": 0.25, "UA": 5.5}, {"AA": -3.0, "UA": 7.0}, {"AA": float("nan")}]
-    mae, missing = bench.errors(releases, truth)
-    expected = (Fraction(5, 4) + 0 + 2 + Fraction(3, 2)) / 4
-    assert Fraction(mae) == expected   # every term is a dyadic rational: exact in floats
+    mae, se, missing = bench.errors(releases, truth)
+    assert Fraction(mae) == (Fraction(5, 4) + 0 + 2 + Fraction(3, 2)) / 4   # dyadic terms: exact in floats
     assert missing == 2   # the NaN and the absent UA
-    assert math.isnan(bench.errors([{}], truth)[0])
+    # per-release means 5/8 and 7/4 (the third has none): sample deviation 9/8 / sqrt(2), over sqrt(2)
+    assert se == pytest.approx(9 / 16, rel=1e-15)
+    assert math.isnan(bench.errors([{}], truth)[0]) and math.isnan(bench.errors(releases[:1], truth)[1])
 
 
 def _output(library, engine, rows, seconds, value, jobs=None, extra=None):
@@ -121,6 +122,7 @@ def test_summary_and_tables_from_runner_output(bench):
     rows = bench.summarize(outputs, truth)
     assert [r["seconds"] for r in rows] == [0.2, 3.0, 8.0, 2.0, 0.8]   # medians of the repeats
     assert [r["mae"] for r in rows] == [0.5, 0.5, 0.5, 0.5, 0.5]
+    assert [r["mae_se"] for r in rows[:2]] == [0.0, 0.0]   # every release alike
     assert rows[0]["over_baseline"] == pytest.approx(10.0) and rows[1]["jobs"] == 65
     assert rows[1]["extra"] == {"tail passes": 2}
     text = bench.tables(rows, 100)
@@ -132,6 +134,18 @@ def test_summary_and_tables_from_runner_output(bench):
     large = [r.split(" | ") for r in spark_large.splitlines() if r.startswith("| ") and "9.9" in r]
     assert [(r[0], r[5], r[8]) for r in large] == [("| opendp_duff", "1.00", "90"), ("| Peer", "0.25", "5")]
     assert "* opendp_duff on spark, 100 rows, per release (median): tail passes 2" in spark_small
+
+
+def test_a_saved_run_prints_the_same_tables(bench, tmp_path, capsys):
+    truth = {"AA": 1.0, "UA": 2.0}
+    outputs = [_output("opendp_duff", "pandas", 100, [0.1, 0.2], 1.5), _output("Peer", "numpy", 100, [0.4, 0.4], 3.0)]
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps({"command": ["bench_peers.py"], "checkout": "abc", "machine": "m", "n_rows": 100,
+                                 "truth": truth, "outputs": outputs}))
+    bench.main(["--from-json", str(saved)])
+    out = capsys.readouterr().out
+    assert bench.tables(bench.summarize(outputs, truth), 100) in out
+    assert "| Peer | 9.9 | numpy | 100 | 0.400 | 2.67 |" in out
 
 
 def test_parse_output_takes_the_last_json_line(bench):
