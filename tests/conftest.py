@@ -41,20 +41,36 @@ def pytest_configure(config: pytest.Config) -> None:
               for variable, tools in required if missing(*tools)]
     if absent:
         raise pytest.UsageError("\n".join(absent))
+    # Registered as plugins, not written as hooks of this file: a conftest's test hooks reach only
+    # the tests below it, and these must also reach the package's doctests.
+    if not config.pluginmanager.has_plugin("opendp-duff-doctest-libraries"):
+        config.pluginmanager.register(DoctestLibraries(), "opendp-duff-doctest-libraries")
     limit = float(os.environ.get(LIMIT_ENV, DEFAULT_LIMIT))
     if limit > 0 and not config.pluginmanager.has_plugin("opendp-duff-cpu-budget"):
         config.pluginmanager.register(UnmarkedCpuBudget(limit), "opendp-duff-cpu-budget")
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A doctest of the package that imports a missing optional library is skipped (the test
-    modules skip by themselves)."""
-    for item in items:
-        test = getattr(item, "dtest", None)
-        if test is not None:
-            reason = missing_libraries("\n".join(example.source for example in test.examples))
-            if reason:
-                item.add_marker(pytest.mark.skip(reason=f"this doctest {reason}"))
+class DoctestLibraries:
+    """A doctest of the package that imports a missing optional library is skipped, with the
+    reason (the test modules skip by themselves).  The skip is raised when the doctest is set up:
+    a skip mark would need the doctest's line number, which a docstring copied onto a then_x
+    does not have."""
+
+    def __init__(self) -> None:
+        self._reason = pytest.StashKey[str]()
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            test = getattr(item, "dtest", None)
+            if test is not None:
+                reason = missing_libraries("\n".join(example.source for example in test.examples))
+                if reason:
+                    item.stash[self._reason] = f"this doctest {reason}"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if self._reason in item.stash:
+            pytest.skip(item.stash[self._reason])
 
 
 def cpu_seconds() -> float:
