@@ -7,7 +7,9 @@ and smooth-sensitivity noise.
 >>> count.map(1)
 1.0
 """
-from . import audit, c, m, samplers, smooth, t
+from typing import TYPE_CHECKING
+
+from . import c, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
 from .context import Context, Query, loss_of, unit_of
@@ -28,6 +30,23 @@ from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_q
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
 
 __version__ = "0.1.0"
+
+# Loaded on first use (``dp.audit``): most programs never audit, and the audit modules are a fifth
+# of the package's import time.  scipy is imported only inside the functions that need it.
+_LAZY_MODULES = ("audit",)
+if TYPE_CHECKING:
+    from . import audit
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_MODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES))
 
 __all__ = [
     # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms

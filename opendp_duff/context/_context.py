@@ -7,7 +7,7 @@ from ..combinators.sequential import make_sequential_composition
 from ..core import Measurement
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ._backends import Backend, backend_for
-from ._budget import Budget, PrivacyLoss, PrivacyUnit, fits, is_zero, parse_split, query_budget, split
+from ._budget import Budget, PrivacyLoss, PrivacyUnit, fits, is_zero, parse_split, query_budget, shown, split
 from ._query import Query, _State
 
 __all__ = ["Context"]
@@ -114,13 +114,13 @@ class Context:
 
     @property
     def remaining(self) -> Budget:
-        """The budget left, in the context's measure (rounded down)."""
-        return self._queryable.remaining
+        """The budget left, in the context's measure (rounded down; shown briefly, never above it)."""
+        return shown(self._queryable.remaining, upward=False)
 
     @property
     def spent(self) -> Budget:
-        """The budget spent, in the context's measure (rounded up)."""
-        return self._queryable.spent
+        """The budget spent, in the context's measure (rounded up; shown briefly, never below it)."""
+        return shown(self._queryable.spent, upward=True)
 
     def query(self, *, epsilon: Optional[float] = None, rho: Optional[float] = None,
               delta: Optional[float] = None) -> Query:

@@ -42,6 +42,7 @@ def test_quick_run_files_are_marked_quick(quick_real_medians):
     assert "QUICK mode" in md and "plots not requested" in md
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["real-medians", "bun-steinke-means"])
 def test_figures_are_saved_at_150_dpi_with_quick_titles_and_names(which, quick_real_medians, quick_bun,
                                                                    tmp_path, monkeypatch):
@@ -78,6 +79,7 @@ def _png_dpi(path):
     return x * 0.0254, y * 0.0254
 
 
+@pytest.mark.slow
 def test_png_files_record_at_least_150_dpi(quick_real_medians, tmp_path):
     if pyplot() is None:
         pytest.skip("matplotlib (the optional plots extra) is not installed")
