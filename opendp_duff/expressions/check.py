@@ -88,7 +88,8 @@ def check_predicate(expr: Expr, schema: Schema) -> ExprType:
 
 
 def annotate(expr: Expr, schema: Schema) -> dict[Expr, ExprType]:
-    """The type of every node of ``expr`` (equal subtrees have equal types)."""
+    """The type of every node of ``expr``, an ``IN`` list's literals included (equal subtrees
+    have equal types)."""
     if not isinstance(schema, Mapping) or not all(
             isinstance(k, str) and isinstance(t, ExprType) for k, t in schema.items()):
         raise MakeTypeError("schema must be a mapping column name (str) -> ExprType")
@@ -106,6 +107,8 @@ def _annotate(expr: Expr, schema: Schema, types: dict[Expr, ExprType]) -> ExprTy
         _annotate(child, schema, types)
     result = _rule(expr, schema, [types[child] for child in children(expr)])
     types[expr] = result
+    if isinstance(expr, In):                 # the list's literals are typed too (the rule checked them)
+        types.update((item, ExprType(type(item.value))) for item in expr.items)
     return result
 
 

@@ -2,18 +2,19 @@
 
 An engine supplies :class:`Primitives` over its own column values (a numpy pair of data and
 null mask, a ``polars.Expr``, a ``pyspark.sql.Column``); :func:`lower` builds the expression's
-value from them.  What is the same on every engine lives here, once: the exact comparison of
-an int with a float, the conversion of int operands of float arithmetic, ``IN`` and
-``BETWEEN`` as comparisons, and ``AND``/``OR`` of many operands as a balanced tree.  What
-each engine does its own way (overflow, NaN, division by zero, three-valued logic) is behind
+value from them.  What is the same on every engine lives here, once: constants (subtrees that
+name no column) computed by the reference evaluator and given to the engine as literals, the
+exact comparison of an int with a float, the conversion of int operands of float arithmetic,
+``IN`` and ``BETWEEN`` as comparisons, and ``AND``/``OR`` of many operands as a balanced tree.
+What each engine does its own way (overflow, NaN, division by zero, three-valued logic) is behind
 the primitives, whose contracts follow.  No primitive may raise or warn on any input,
 whatever the values under a NULL.
 
 A float value may carry NaN where the semantics has NULL until it is *settled*: arithmetic
 treats the two alike (both absorb every operation), and an engine whose NaN-to-NULL step
 repeats its operand (Polars) takes it only where a value is consumed: by a comparison, by
-``IS NULL``, and at the end.  Every primitive uses each operand once, and the lowering repeats
-an operand only in a predicate (whose value is a bool, never an operand of arithmetic), so the
+``IS NULL``, and at the end.  Every primitive but ``settle`` uses each operand once, and the
+lowering repeats an operand only in a predicate (whose value is a bool, never an operand of arithmetic), so the
 compiled expression's size is linear in the tree's.
 """
 from __future__ import annotations
@@ -21,7 +22,8 @@ from __future__ import annotations
 from typing import Generic, Protocol, TypeVar
 
 from .check import ExprType
-from .nodes import Abs, Arith, Between, Column, Compare, Expr, In, IsNull, Literal, Logic, Negate, Not
+from .nodes import Abs, Arith, Between, Column, Compare, Expr, In, IsNull, Literal, Logic, Negate, Not, children
+from .reference import compare_values, evaluate_typed
 
 __all__ = ["Primitives", "lower", "lower_settled", "TWO_63"]
 
@@ -38,8 +40,8 @@ class Primitives(Protocol, Generic[V]):
     def settle(self, a: V, T: type) -> V:
         """``a`` with every NaN made NULL (for T float; other types are already settled)."""
 
-    def literal(self, value: int | float | str | bool, T: type) -> V:
-        """A constant of type ``T``, never NULL."""
+    def literal(self, value: int | float | str | bool | None, T: type) -> V:
+        """A constant of type ``T`` (a float never NaN); NULL of type ``T`` when value is None."""
 
     def compare(self, op: str, a: V, b: V, T: type) -> V:
         """``a op b`` for two settled values of the same type ``T`` (floats as binary64, so
@@ -87,10 +89,13 @@ def lower_settled(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> V:
 def lower(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> V:
     """The value of ``e`` built from the primitives ``p`` (``types`` from ``annotate``); a float
     may still carry NaN for NULL (see the module docstring)."""
+    if not isinstance(e, Literal) and not _names_a_column(e):
+        # a constant: its value on every row is the reference's, computed once (engines fold
+        # constants with their own kernels, which need not be the IEEE operations)
+        return p.literal(evaluate_typed(e, {}, types), types[e].T)
     if isinstance(e, Column):
         return p.column(e.name, types[e])
     if isinstance(e, Literal):
-        assert e.value is not None            # check refuses the NULL literal
         return p.literal(e.value, type(e.value))
     if isinstance(e, Logic):
         return _balanced(e.op, [lower(arg, types, p) for arg in e.args], p)
@@ -100,16 +105,14 @@ def lower(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> V:
         null = p.is_null(lower_settled(e.operand, types, p))
         return p.not_(null) if e.negated else null
     if isinstance(e, Compare):
-        return _compare(e.op, (lower_settled(e.left, types, p), types[e.left].T),
-                        (lower_settled(e.right, types, p), types[e.right].T), p)
+        return _compare(e.op, _operand(e.left, types, p), _operand(e.right, types, p), types, p)
     if isinstance(e, In):
-        x = (lower_settled(e.operand, types, p), types[e.operand].T)
-        found = _balanced("OR", [_compare("=", x, (p.literal(i.value, type(i.value)), type(i.value)), p)
-                                 for i in e.items if i.value is not None], p)
+        x = _operand(e.operand, types, p)
+        found = _balanced("OR", [_compare("=", x, _operand(item, types, p), types, p) for item in e.items], p)
         return p.not_(found) if e.negated else found
     if isinstance(e, Between):
-        x, lo, hi = ((lower_settled(part, types, p), types[part].T) for part in (e.operand, e.low, e.high))
-        inside = p.logic("AND", _compare(">=", x, lo, p), _compare("<=", x, hi, p))
+        x, lo, hi = (_operand(part, types, p) for part in (e.operand, e.low, e.high))
+        inside = p.logic("AND", _compare(">=", x, lo, types, p), _compare("<=", x, hi, types, p))
         return p.not_(inside) if e.negated else inside
     if isinstance(e, (Negate, Abs)):
         a, T = lower(e.operand, types, p), types[e].T
@@ -123,6 +126,10 @@ def lower(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> V:
     return p.float_arith(e.op, a, b)
 
 
+def _names_a_column(e: Expr) -> bool:
+    return isinstance(e, Column) or any(_names_a_column(child) for child in children(e))
+
+
 def _balanced(op: str, values: list[V], p: Primitives[V]) -> V:
     """``v1 op v2 op ... op vk`` as a tree of depth log2(k) (both operators are associative)."""
     while len(values) > 1:
@@ -131,8 +138,17 @@ def _balanced(op: str, values: list[V], p: Primitives[V]) -> V:
     return values[0]
 
 
-def _compare(op: str, left: tuple[V, type], right: tuple[V, type], p: Primitives[V]) -> V:
-    (a, Ta), (b, Tb) = left, right
+def _operand(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> tuple[Expr, V, type]:
+    return e, lower_settled(e, types, p), types[e].T
+
+
+def _compare(op: str, left: tuple[Expr, V, type], right: tuple[Expr, V, type], types: dict[Expr, ExprType],
+             p: Primitives[V]) -> V:
+    (left_node, a, Ta), (right_node, b, Tb) = left, right
+    if not _names_a_column(left_node) and not _names_a_column(right_node):
+        # a comparison of two constants (in IN or BETWEEN) is a constant, folded as above
+        constant = compare_values(op, evaluate_typed(left_node, {}, types), evaluate_typed(right_node, {}, types))
+        return p.literal(constant, bool)
     if Ta is int and Tb is float:
         return _int_vs_float(op, a, b, p)
     if Ta is float and Tb is int:

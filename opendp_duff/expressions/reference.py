@@ -32,7 +32,7 @@ from .._constants import INT64_MAX, INT64_MIN
 from .check import ExprType, Schema, annotate
 from .nodes import Abs, Arith, Between, Column, Compare, Expr, In, IsNull, Literal, Logic, Negate, Not
 
-__all__ = ["evaluate_row"]
+__all__ = ["evaluate_row", "evaluate_typed", "compare_values"]
 
 Value = Any          # None, float (never NaN), int, str or bool
 
@@ -45,6 +45,11 @@ def evaluate_row(expr: Expr, row: Mapping[str, Any], schema: Schema) -> Value:
     are read: the value depends on this row alone.
     """
     return _eval(expr, row, annotate(expr, schema))
+
+
+def evaluate_typed(expr: Expr, row: Mapping[str, Any], types: dict[Expr, ExprType]) -> Value:
+    """:func:`evaluate_row` with the types of ``annotate(expr, schema)`` already computed."""
+    return _eval(expr, row, types)
 
 
 # [proof:reference_semantics]
@@ -65,14 +70,14 @@ def _eval(e: Expr, row: Mapping[str, Any], types: dict[Expr, ExprType]) -> Value
     if isinstance(e, IsNull):
         return (_eval(e.operand, row, types) is None) != e.negated
     if isinstance(e, Compare):
-        return _compare(e.op, _eval(e.left, row, types), _eval(e.right, row, types))
+        return compare_values(e.op, _eval(e.left, row, types), _eval(e.right, row, types))
     if isinstance(e, In):
         x = _eval(e.operand, row, types)
         found = None if x is None else any(x == item.value for item in e.items)
         return None if found is None else found != e.negated
     if isinstance(e, Between):
         x, lo, hi = (_eval(part, row, types) for part in (e.operand, e.low, e.high))
-        inside = _and(_compare(">=", x, lo), _compare("<=", x, hi))
+        inside = _and(compare_values(">=", x, lo), compare_values("<=", x, hi))
         return None if inside is None else inside != e.negated
     if isinstance(e, (Negate, Abs)):
         x = _eval(e.operand, row, types)
@@ -99,7 +104,8 @@ def _read(value: Any, T: type) -> Value:
     return T(value)
 
 
-def _compare(op: str, a: Value, b: Value) -> bool | None:
+def compare_values(op: str, a: Value, b: Value) -> bool | None:
+    """``a op b`` on two values (NULL is None) of comparable types: NULL if either is NULL."""
     if a is None or b is None:
         return None
     result: bool = {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]

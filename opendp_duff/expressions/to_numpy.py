@@ -5,8 +5,10 @@ object array (of str, or of numbers or booleans; None, NaN or any element not of
 type is NULL), a numpy str array, or a ``numpy.ma.MaskedArray`` of any of these (a masked
 element is NULL).  Every column read must have the same length.  A value is carried as a pair
 (data, null mask); the data under a NULL is arbitrary but harmless (no operation on it raises
-or warns).  The pandas compiler reads its columns into the same pairs and shares these
-primitives.
+or warns).  Constants, and the null mask of a column that has no NULL, are zero-dimensional
+arrays that numpy broadcasts, so a literal costs nothing per row; the result is broadcast to the
+number of rows at the end.  The pandas compiler reads its columns into the same pairs and
+shares these primitives.
 """
 from __future__ import annotations
 
@@ -32,10 +34,18 @@ _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator
 
 
 class Values(NamedTuple):
-    """A column of values: ``data`` (float64, int64, bool or object of str) and ``null``."""
+    """A column of values: ``data`` (float64, int64, bool or object of str) and ``null``, each
+    one-dimensional or zero-dimensional (the same for every row)."""
 
     data: np.ndarray
     null: np.ndarray
+
+
+def _values(data: Any, null: Any) -> Values:
+    return Values(np.asarray(data), np.asarray(null))       # numpy returns scalars for 0-d operands
+
+
+_NEVER = np.zeros((), dtype=bool)
 
 
 def _present(value: object, T: type) -> bool:
@@ -62,8 +72,8 @@ def read_array(array: Any, T: type) -> Values:
         data = np.array(values, dtype=object) if T is str else np.array(values, dtype=_DTYPES[T])
         null = ~present
     else:
-        data = data.astype(_DTYPES[T])
-        null = np.isnan(data) if T is float else np.zeros(len(data), dtype=bool)
+        data = data.astype(_DTYPES[T], copy=False)
+        null = np.isnan(data) if T is float else _NEVER
     if mask is not None:
         null = null | mask
         if T is str:
@@ -86,49 +96,50 @@ class NumpyPrimitives:
     def settle(self, a: Values, T: type) -> Values:
         return a                                    # NaN is marked NULL where it arises
 
-    def literal(self, value: int | float | str | bool, T: type) -> Values:
-        data = np.empty(self.n, dtype=object) if T is str else np.empty(self.n, dtype=_DTYPES[T])
-        data[:] = value
-        return Values(data, np.zeros(self.n, dtype=bool))
+    def literal(self, value: int | float | str | bool | None, T: type) -> Values:
+        data = np.empty((), dtype=_DTYPES[T])
+        data[()] = {float: 0.0, int: 0, bool: False, str: ""}[T] if value is None else value
+        return Values(data, np.asarray(value is None))
 
     def compare(self, op: str, a: Values, b: Values, T: type) -> Values:
-        return Values(np.asarray(_COMPARE[op](a.data, b.data), dtype=bool), a.null | b.null)
+        return _values(np.asarray(_COMPARE[op](a.data, b.data), dtype=bool), a.null | b.null)
 
     def logic(self, op: str, a: Values, b: Values) -> Values:
         decisive = op == "OR"                # TRUE decides an OR, FALSE an AND
         decided = ((a.data == decisive) & ~a.null) | ((b.data == decisive) & ~b.null)
         null = ~decided & (a.null | b.null)
-        return Values(decided if decisive else ~decided & ~null, null)
+        return _values(decided if decisive else ~decided & ~null, null)
 
     def not_(self, a: Values) -> Values:
-        return Values(~a.data & ~a.null, a.null)
+        return _values(~a.data & ~a.null, a.null)
 
     def is_null(self, a: Values) -> Values:
-        return Values(a.null.copy(), np.zeros(self.n, dtype=bool))
+        return Values(a.null, _NEVER)
 
     def null_where(self, cond: Values, a: Values) -> Values:
-        return Values(a.data, a.null | cond.data)
+        return _values(a.data, a.null | cond.data)
 
     def to_float(self, a: Values) -> Values:
-        return Values(a.data.astype(np.float64), a.null)
+        return _values(a.data.astype(np.float64), a.null)
 
     def float_to_int(self, a: Values) -> Values:
         finite = np.isfinite(a.data)
         clipped = np.clip(np.where(finite, a.data, 0.0), -TWO_63, TWO_63 - 1024.0)
-        return Values(clipped.astype(np.int64), a.null)
+        return _values(clipped.astype(np.int64), a.null)
 
     # [proof:numpy_int_arith]
     def int_arith(self, op: str, a: Values, b: Values) -> Values:
         x, y = a.data, b.data
-        r = _ARITH[op](x, y)                         # int64 arrays wrap modulo 2^64, silently
-        if op == "+":
-            overflow = ((x ^ r) & (y ^ r)) < 0       # both operands' signs differ from the result's
-        elif op == "-":
-            overflow = ((x ^ y) & (x ^ r)) < 0
-        else:
-            p = x.astype(np.float64) * y.astype(np.float64)
-            overflow = (np.abs(p) >= 2.0 ** 64) | (np.abs(r.astype(np.float64) - p) > 2.0 ** 32)
-        return Values(r, a.null | b.null | overflow)
+        with np.errstate(all="ignore"):              # int64 wraps modulo 2^64 (arrays silently)
+            r = _ARITH[op](x, y)
+            if op == "+":
+                overflow = ((x ^ r) & (y ^ r)) < 0   # both operands' signs differ from the result's
+            elif op == "-":
+                overflow = ((x ^ y) & (x ^ r)) < 0
+            else:
+                p = x.astype(np.float64) * y.astype(np.float64)
+                overflow = (np.abs(p) >= 2.0 ** 64) | (np.abs(r.astype(np.float64) - p) > 2.0 ** 32)
+        return _values(r, a.null | b.null | overflow)
     # [end:numpy_int_arith]
 
     def float_arith(self, op: str, a: Values, b: Values) -> Values:
@@ -137,14 +148,16 @@ class NumpyPrimitives:
                 zero = b.data == 0.0
                 r = a.data / np.where(zero, 1.0, b.data)
             else:
-                zero, r = np.zeros(self.n, dtype=bool), _ARITH[op](a.data, b.data)
-            return Values(r, a.null | b.null | zero | np.isnan(r))
+                zero, r = _NEVER, _ARITH[op](a.data, b.data)
+            return _values(r, a.null | b.null | zero | np.isnan(r))
 
     def negate(self, a: Values, T: type) -> Values:
-        return Values(-a.data, a.null | (a.data == INT64_MIN) if T is int else a.null)
+        with np.errstate(all="ignore"):
+            return _values(-a.data, a.null | (a.data == INT64_MIN) if T is int else a.null)
 
     def abs(self, a: Values, T: type) -> Values:
-        return Values(np.abs(a.data), a.null | (a.data == INT64_MIN) if T is int else a.null)
+        with np.errstate(all="ignore"):
+            return _values(np.abs(a.data), a.null | (a.data == INT64_MIN) if T is int else a.null)
 
 
 def as_column(values: Values, T: type) -> np.ma.MaskedArray:
@@ -172,8 +185,12 @@ class NumpyExpression:
         return NumpyPrimitives(lambda name, T: read_array(columns[name], T), n)
 
     def values(self, columns: Any) -> Values:
-        """The value on every row, as (data, null)."""
-        return lower_settled(self.expr, self._types, self._primitives(columns))
+        """The value on every row, as one-dimensional (data, null)."""
+        prims = self._primitives(columns)
+        data, null = lower_settled(self.expr, self._types, prims)
+        rows = (prims.n,)
+        return Values(data if data.ndim else np.broadcast_to(data, rows).copy(),
+                      null if null.ndim else np.broadcast_to(null, rows).copy())
 
     def mask(self, columns: Any) -> Any:
         """A filter's mask: True exactly where the predicate is TRUE (not FALSE, not NULL)."""

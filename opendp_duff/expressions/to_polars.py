@@ -1,9 +1,9 @@
 """Polars: an expression compiled to one ``polars.Expr`` (eager and lazy frames alike).
 
 NULL is Polars' null.  Inside arithmetic a float's NaN stands for NULL (both absorb every
-operation; a zero divisor is replaced by NaN), and ``fill_nan`` makes it null where a value is
-consumed (a comparison, ``IS NULL``, the result): ``fill_nan`` repeats its operand, so applying
-it at every operation would grow the expression exponentially with its depth.  Integer
+operation; a zero divisor is replaced by NaN), and it is made null only where a value is
+consumed (a comparison, ``IS NULL``, the result): that step repeats its operand, so applying it
+at every operation would grow the expression exponentially with its depth.  Integer
 ``+ - *``, ``-`` and ``ABS`` are computed in Int128 (where no int64 operands overflow) and cast
 back with ``strict=False``, so a result outside int64 becomes null.  Polars evaluates every
 branch of ``when/then`` on every row, so no branch here can raise either.
@@ -12,6 +12,9 @@ Float arithmetic never meets a constant operand: Polars rewrites ``x + 0.0`` and
 ``x`` (wrong for ``x = -0.0``), computes ``c - x`` as ``-(x - c)`` (wrong sign for a zero
 result) and ``x / c`` as ``x * (1 / c)`` (not the correctly rounded quotient), so a constant
 operand is first made a column of its value, where Polars applies the IEEE operation itself.
+A comparison puts a constant on its right (on the left, beside a column of NULLs only, Polars 2.1
+returns one row instead of one per row).  These deviations were found by the agreement tests,
+which compare every compiler with the reference on random frames, constant columns included.
 Polars is imported only when an expression is compiled.  Use the result with
 ``df.filter(e)`` (keeps the rows where it is TRUE) or ``df.with_columns(e.alias(name))``, which
 give one value per row; alone in a ``select``, an expression that names no column is a single
@@ -24,7 +27,7 @@ from typing import Any
 from ..errors import MakeError
 from .check import ExprType, Schema, annotate
 from .lower import TWO_63, lower_settled
-from .nodes import Expr
+from .nodes import Column, Expr
 
 __all__ = ["compile_polars", "PolarsPrimitives"]
 
@@ -41,12 +44,18 @@ class PolarsPrimitives:
         return self.pl.col(name).cast(self.dtypes[t.T])
 
     def settle(self, a: Any, T: type) -> Any:
-        return a.fill_nan(None) if T is float else a
+        # a constant (a literal after folding) is never NaN; otherwise NaN -> null, as a when/then
+        # that names its operand twice (fill_nan names it three times)
+        return self.pl.when(a.is_nan().not_()).then(a) if T is float and a.meta.root_names() else a
 
-    def literal(self, value: int | float | str | bool, T: type) -> Any:
+    def literal(self, value: int | float | str | bool | None, T: type) -> Any:
         return self.pl.lit(value, dtype=self.dtypes[T])
 
     def compare(self, op: str, a: Any, b: Any, T: type) -> Any:
+        if not a.meta.root_names() and b.meta.root_names():
+            # a constant on the left of a comparison with a column whose values are all NULL
+            # gives Polars 2.1 a result of one row, not one per row: put the constant on the right
+            a, b, op = b, a, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
         return {"=": a.eq, "!=": a.ne, "<": a.lt, "<=": a.le, ">": a.gt, ">=": a.ge}[op](b)
 
     def logic(self, op: str, a: Any, b: Any) -> Any:
@@ -104,7 +113,7 @@ def compile_polars(expr: Expr, schema: Schema) -> Any:
             or names a column that Polars would read as a pattern (``*``, or ``^...$``).
     """
     types = annotate(expr, schema)
-    for name in schema:
-        if name == "*" or (name.startswith("^") and name.endswith("$")):
-            raise MakeError(f"column name {name!r} is a pattern in Polars, not a name")
+    for node in types:
+        if isinstance(node, Column) and (node.name == "*" or (node.name.startswith("^") and node.name.endswith("$"))):
+            raise MakeError(f"column name {node.name!r} is a pattern in Polars, not a name")
     return lower_settled(expr, types, PolarsPrimitives())

@@ -45,7 +45,7 @@ class SparkPrimitives:
     def settle(self, a: Any, T: type) -> Any:
         return a                                              # NaN was made null where it arose
 
-    def literal(self, value: int | float | str | bool, T: type) -> Any:
+    def literal(self, value: int | float | str | bool | None, T: type) -> Any:
         lit = self.F.lit(value).cast(_TYPES[T])
         return self._binary_strings(lit) if T is str else lit
 

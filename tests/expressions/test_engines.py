@@ -1,5 +1,6 @@
 """What each compiler promises beyond agreeing with the reference: pandas, Polars and pyspark are
-imported only when used; the inputs each engine accepts (numpy object, str, float32 and masked
+imported only when used; int64 overflow decided exactly at the edge of the range; the inputs each engine
+accepts (numpy object, str, float32 and masked
 arrays; pandas numpy and nullable dtypes on any index; Polars narrower dtypes; Spark float, int and
 collated string columns, and names with dots and quotes); the outputs' dtypes; refusals that
 come before any data is read; deep expressions evaluated exactly, and compiled to an expression
@@ -68,6 +69,30 @@ def test_deep_expressions_are_exact_on_numpy_pandas_and_polars(name):
     assert [None if pd.isna(v) else v for v in compile_pandas(tree, DEEP_SCHEMA).column(df)] == expected
 
 
+def _boundary_pairs():
+    """Pairs of int64 whose product, sum or difference is at or near the edge of int64."""
+    import random
+    rng, top = random.Random(20261126), 2 ** 63
+    pairs = [(-top, -1), (-top, 1), (top - 1, -1), (2 ** 32, 2 ** 31), (-2 ** 32, 2 ** 31), (3037000499, 3037000499),
+             (3037000500, -3037000500), (top - 1, 1), (-top, 0), (top - 1, top - 1)]
+    for _ in range(400):
+        a = rng.randrange(1, 2 ** rng.randrange(1, 63))
+        b = top // a + rng.randrange(-2, 3)
+        pairs.append((a * rng.choice((1, -1)), max(-top, min(top - 1, b * rng.choice((1, -1))))))
+    return pairs
+
+
+def test_int_overflow_is_exact_at_the_edge_of_int64_on_numpy_and_polars():
+    a, b = (list(column) for column in zip(*_boundary_pairs(), strict=True))
+    schema = {"a": ExprType(int), "b": ExprType(int)}
+    frame = pl.DataFrame({"a": a, "b": b}, schema={"a": pl.Int64, "b": pl.Int64})
+    for op, exact in (("*", lambda x, y: x * y), ("+", lambda x, y: x + y), ("-", lambda x, y: x - y)):
+        want = [v if -2 ** 63 <= v < 2 ** 63 else None for v in map(exact, a, b)]
+        got = compile_numpy(parse(f"a {op} b"), schema).column({"a": np.array(a), "b": np.array(b)})
+        assert [None if m else v for v, m in zip(got.data.tolist(), got.mask.tolist(), strict=True)] == want
+        assert frame.with_columns(compile_polars(parse(f"a {op} b"), schema).alias("r"))["r"].to_list() == want
+
+
 def test_numpy_reads_every_column_form():
     tree = parse("f > 1 OR i = 2 OR s = 'a' OR b")
     schema = {"f": FN, "i": IN_, "s": SN, "b": BN}
@@ -115,6 +140,21 @@ def test_pandas_outputs_keep_the_index_and_use_nullable_dtypes_only_when_nullabl
     assert mask.dtype == bool and df[mask].index.tolist() == [20, 5]
 
 
+@pytest.mark.parametrize("value", [None, math.nan, -0.0, 1.0])
+def test_polars_on_constant_columns(value):
+    """A column holding one value on every row is stored apart by Polars; a constant beside it
+    (on either side of a comparison, in arithmetic, in BETWEEN) still gives one value per row."""
+    schema = {"f": FN, "k": IN_}
+    frame = pl.DataFrame({"f": [value] * 3, "k": [None] * 3}, schema={"f": pl.Float64, "k": pl.Int64})
+    texts = ["-0.0 = f", "0.0 <= f", "f > 0", "f BETWEEN 0.0 AND 0", "1.0 - f", "f / 2.0", "f IS NULL AND TRUE",
+             "k = f", "0 < k", "k + 1 > f", "f IN (0.0, 1.0)", "('' = '') = (k = f)"]
+    for text in texts:
+        expected = [evaluate_row(parse(text), {"f": value, "k": None}, schema)] * 3
+        got = frame.with_columns(compile_polars(parse(text), schema).alias("r"))["r"].to_list()
+        assert [None if v is None else (v, math.copysign(1, v) if isinstance(v, float) else 0) for v in got] == \
+            [None if v is None else (v, math.copysign(1, v) if isinstance(v, float) else 0) for v in expected], text
+
+
 def test_polars_casts_narrower_dtypes_and_works_lazily():
     frame = pl.DataFrame({"f": [1.5, None, float("nan")], "i": [1, 2, None], "s": ["a", "b", None]},
                          schema={"f": pl.Float32, "i": pl.Int16, "s": pl.Categorical})
@@ -147,3 +187,10 @@ def test_spark_inputs_and_expression_size(spark):
     for name in sorted(DEEP):
         sizes = [len(str(compile_spark(parse(_deep(depth, DEEP[name])), DEEP_SCHEMA))) for depth in (8, 16)]
         assert sizes[1] < 2.5 * sizes[0], (name, sizes)
+    pairs = _boundary_pairs()
+    ints = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.LongType())])
+    got = spark.createDataFrame(pairs, ints).select(
+        *[compile_spark(parse(f"a {op} b"), {"a": ExprType(int), "b": ExprType(int)}) for op in "*+-"]).collect()
+    for (a, b), row in zip(pairs, got, strict=True):
+        for value, exact in zip(row, (a * b, a + b, a - b), strict=True):
+            assert value == (exact if -2 ** 63 <= exact < 2 ** 63 else None)
