@@ -53,8 +53,10 @@ def _cell(t):
 
 @st.composite
 def frames(draw, max_rows=8):
+    """Columns of random cells, or of one repeated cell (engines treat constant columns apart)."""
     n = draw(st.integers(0, max_rows))
-    return {name: draw(st.lists(_cell(t), min_size=n, max_size=n)) for name, t in SCHEMA.items()}
+    return {name: draw(st.lists(_cell(t), min_size=n, max_size=n) | _cell(t).map(lambda v, n=n: [v] * n))
+            for name, t in SCHEMA.items()}
 
 
 @functools.lru_cache(maxsize=None)
