@@ -12,7 +12,8 @@ import opendp_duff as dp
 from opendp_duff.spark import SparkDataChanged
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow,   # a local SparkSession: not in the quick loop
-              pytest.mark.filterwarnings("ignore:Arrow optimization failed:RuntimeWarning")]
+              pytest.mark.filterwarnings("ignore:Arrow optimization failed:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")]
 
 
 @pytest.fixture(scope="module")
