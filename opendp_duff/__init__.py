@@ -15,9 +15,10 @@ from .combinators.sequential import Queryable
 from .context import Context, Query, loss_of, unit_of
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
-from .errors import (BudgetExceeded, ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
-                     MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
+from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabled, MakeError, MakeTypeError,
+                     MapError, MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
                      NotAMemberValueError)
+from .features import disable_features, enable_features, enabled_features
 from .frames import DataFrameDomain, PartitionDomain, dataframe_domain
 from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
                        smoothed_max_divergence, zero_concentrated_divergence)
@@ -65,7 +66,9 @@ __all__ = [
     # errors
     "ChainError", "DomainMismatch", "MetricMismatch", "MeasureMismatch", "MakeError",
     "MakeTypeError", "MapError", "BudgetExceeded", "NotAMember", "NotAMemberTypeError",
-    "NotAMemberValueError",
+    "NotAMemberValueError", "FeatureNotEnabled",
+    # consent to what weakens the guarantees
+    "enable_features", "disable_features", "enabled_features",
     # inspection of the Duff utility and of smooth sensitivity (not private releases)
     "StepFunction", "duff_utility", "smooth_sensitivity_median", "smooth_sensitivity_quantile",
     "smooth_sensitivity_rounding_slack", "smooth_sensitivity_trimmed_mean",

@@ -181,9 +181,18 @@ def shown(budget: Budget, upward: bool) -> Budget:
     return kind(budget)
 
 
-def fits(need: Budget, available: Exact) -> bool:
-    """Whether ``need`` <= ``available`` in every component, exactly."""
-    return all(a >= b for a, b in zip(available, exact(need), strict=True))
+def fits(need: Budget, available: Sequence[Any]) -> bool:
+    """Whether ``need`` <= ``available`` in every component, exactly.  ``available`` holds
+    Fractions or ``inf``; an infinite component of ``need`` (a map at infinity, for a scale 0)
+    fits only an infinite one."""
+    parts = need if isinstance(need, tuple) else (need,)
+    for a, b in zip(available, parts, strict=True):
+        if b == math.inf:
+            if a != math.inf:
+                return False
+        elif a != math.inf and a < ar.Q(b):
+            return False
+    return True
 
 
 def split(total: Budget, weights: Sequence[Fraction]) -> list[Budget]:
