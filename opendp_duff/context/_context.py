@@ -12,7 +12,7 @@ from ..domains import AtomDomain
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ..frames import DataFrameDomain
 from ..plans import Compiled, Query, Target, check_target, compile_plan
-from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget
+from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget, shown
 from ._engines_shim import Engine, engine_for
 
 __all__ = ["Context"]
@@ -28,8 +28,10 @@ class Context:
 
     Build it with :meth:`compositor`.  The data is reached only through the compositor
     ``dp.c.make_sequential_composition``, which checks each query's measurement and budget
-    before it runs it (adaptive sequential composition, [DR14] Thm 3.16 for pure DP,
-    [BS16] Lemma 2.3 for zCDP, basic composition for (epsilon, delta)).  The context owns the
+    before it runs it, and charges the query when its function starts, for good (adaptive
+    sequential composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic
+    composition for (epsilon, delta)).  It runs only measurements the library built, unless
+    the feature "honest-but-curious" is on (``docs/threat-model.md``).  The context owns the
     budget's bookkeeping (shares, per-query budgets) and compiles each plan
     (:mod:`opendp_duff.plans`) for its data's domain, privacy unit and measure.  Releases on one
     context from several threads run one at a time, each taking the next share.
@@ -130,13 +132,13 @@ class Context:
 
     @property
     def remaining(self) -> Budget:
-        """The budget left, in the context's measure (rounded down)."""
-        return self._queryable.remaining
+        """The budget left, in the context's measure (rounded down; shown briefly, never above it)."""
+        return shown(self._queryable.remaining, upward=False)
 
     @property
     def spent(self) -> Budget:
-        """The budget spent, in the context's measure (rounded up)."""
-        return self._queryable.spent
+        """The budget spent, in the context's measure (rounded up; shown briefly, never below it)."""
+        return shown(self._queryable.spent, upward=True)
 
     @property
     def shares(self) -> Optional[Shares]:
@@ -168,10 +170,10 @@ class Context:
                                  f"spent (remaining: {self.remaining!r})")
         return self._shares[self._used]
 
-    def _refuse_beyond_remaining(self, budget: Budget) -> None:
+    def _refuse_beyond_remaining(self, budget: Budget, what: str = "budget") -> None:
         left = self._queryable.remaining_exact
         if not fits(budget, left if isinstance(left, tuple) else (left,)):
-            raise BudgetExceeded(f"the query's budget ({budget!r}) exceeds the remaining budget ({self.remaining!r})")
+            raise BudgetExceeded(f"the query's {what} ({budget!r}) exceeds the remaining budget ({self.remaining!r})")
 
     # ---- plans --------------------------------------------------------------------------------
 
@@ -205,8 +207,11 @@ class Context:
         """Run ``plan`` on the data and charge its budget: the budget given, the next share, or
         (without either) the map of a measurement whose every parameter is given.
 
-        Everything that can refuse the query (its compilation, the budget) is checked before the
-        data is read; a refused query charges nothing.
+        Everything that can refuse the query (its compilation, the budget, a measurement the
+        library did not build without the feature "honest-but-curious") is checked before the
+        data is read, and a refused query charges nothing.  Once the measurement's function has
+        started the query is charged for good: a release that raises (in a sampler, a
+        post-processing step, a Spark pass) still counts, and takes its share.
         """
         return self._release(plan, self._budget(epsilon, rho, delta))
 
@@ -237,14 +242,14 @@ class Context:
             chosen = self._next_share() if share else budget
             measurement = self.compile(plan).measurement(chosen)
             d_mid = measurement.map(self.d_in) if chosen is None else chosen
-            self._refuse_beyond_remaining(d_mid)
-            before = self._queryable.spent_exact
+            self._refuse_beyond_remaining(d_mid, "budget" if chosen is not None else "cost (its map at the unit)")
+            started = self._queryable.queries
             try:
                 return self._queryable(measurement, d_mid)
             except NotAMember as exc:
                 raise _hinted(exc) from None
-            finally:
-                if share and self._queryable.spent_exact != before:   # the share was charged
+            finally:   # charged once the measurement's function started, whether it returned or raised
+                if share and self._queryable.queries > started:
                     self._used += 1
 
     def __repr__(self) -> str:

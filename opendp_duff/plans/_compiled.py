@@ -232,5 +232,9 @@ def _guess(build: Callable[[Any], Measurement], d_in: Any, budget: Budget) -> Op
     target = epsilon_part(budget)
     if not (0 < m1 < math.inf and 0 < m2 < math.inf and 0 < target < math.inf) or m1 == m2:
         return None
-    k = math.log2(m2 / m1)
-    return 2.0 ** (math.log2(target / m1) / k)
+    k = math.log2(m2) - math.log2(m1)            # logs of each: a tiny budget must not underflow
+    try:
+        guess = 2.0 ** ((math.log2(target) - math.log2(m1)) / k)
+    except OverflowError:                        # a budget far out of reach: search the whole range
+        return None
+    return guess if 0 < guess < math.inf else None
