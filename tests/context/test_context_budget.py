@@ -283,3 +283,37 @@ def test_an_infinite_cost_is_over_budget():
                 q = ctx.query().then(exact).laplace(scale=0.0)
                 q.release()
         assert ctx.spent in (0.0, (0.0, 0.0))
+
+
+def test_a_querys_bookkeeping_does_not_grow_with_the_queries_before_it():
+    """The same release (same plan, budget and random bytes) makes exactly as many calls after
+    300 queries as after 3: the compositor keeps a running total and the context's checks are
+    O(1).  (Each charge is a whole epsilon, so that the exact sums take the same path; the time
+    is measured in benchmarks/bench_context.py.)"""
+    import sys
+
+    from opendp_duff.samplers import seeded_rng_for_tests
+
+    ctx = context(dp.loss_of(epsilon=1000.0))
+    plan = dp.query().count()
+
+    def calls_of_one_release():
+        calls = [0]
+
+        def count(frame, event, arg):
+            calls[0] += event in ("call", "c_call")
+
+        with seeded_rng_for_tests(7):
+            sys.setprofile(count)
+            try:
+                ctx.release(plan, epsilon=1.0)
+            finally:
+                sys.setprofile(None)
+        return calls[0]
+
+    for _ in range(3):
+        ctx.release(plan, epsilon=1.0)
+    early = calls_of_one_release()
+    for _ in range(300):
+        ctx.release(plan, epsilon=1.0)
+    assert calls_of_one_release() == early
