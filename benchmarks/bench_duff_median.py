@@ -40,7 +40,7 @@ def selection_parts(x, lo, hi, scale):
     """Where the unsorted chain's time goes: the clamp, the selection of the window (the
     partition, the window's sort, the tail counts), the rest (levels, bounds, the race)."""
     from opendp_duff.measurements import duff as duff_mod
-    from opendp_duff.measurements._rank_window import SelectedRecords
+    from opendp_duff.engines.rank_window import SelectedRecords
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
     clamp = space >> dp.t.then_clamp(bounds=(lo, hi))
     y = clamp(x)

@@ -22,9 +22,8 @@ from ..errors import MakeError
 from ..laws import DiscreteLaw
 from ..metrics import Metric, SymmetricDistance
 from ..transformations._common import dataset_space
-from ..transformations.count_by_candidates import (_key, _keys, candidate_counter,
-                                                   make_count_by_candidates,
-                                                   validate_candidates)
+from ..engines.candidates import candidate_counter, record_key, record_keys
+from ..transformations.count_by_candidates import make_count_by_candidates, validate_candidates
 from .noisy_max import make_report_noisy_max_gumbel
 
 __all__ = ["make_duff_mode", "then_duff_mode"]  # duff_mode_utility: via dp.duff_utility
@@ -147,9 +146,9 @@ def _largest_count(x: Any, T: type) -> int:
     """max over values y of the number of records equal to y (0 for no records)."""
     if T is str:
         return max(collections.Counter(x).values(), default=0)
-    keys = _keys(x, T)
+    keys = record_keys(x, T)
     if keys is None:
-        tally = collections.Counter(_key(e, T) for e in x)
+        tally = collections.Counter(record_key(e, T) for e in x)
         return max(tally.values(), default=0)
     if keys.size == 0:
         return 0

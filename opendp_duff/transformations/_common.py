@@ -1,10 +1,11 @@
-"""Checks shared by the dataset transformations, and the one conversion of a member to an array."""
+"""Checks shared by the dataset transformations (the conversion of a member to an array,
+``as_array``, is the local engines': :mod:`opendp_duff.engines.local`)."""
 from __future__ import annotations
 
-import numpy as np
 
 from .. import _validate as v
 from ..domains import AtomDomain, VectorDomain
+from ..engines.local import as_array
 from ..errors import MakeError
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
 
@@ -40,14 +41,3 @@ def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_boun
         raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, "
                         f"not {input_domain!r}")
     return elem
-
-
-# [proof:as_array]
-def as_array(x: object, T: type = float) -> np.ndarray:
-    """A member of a vector domain as a NEW 1-d numpy array of T's dtype (float64 or int64),
-    which the caller may modify.  Floats get ``+ 0.0``, which turns -0.0 into +0.0 and leaves
-    every other value unchanged, so the sign of a zero in the data never reaches a release."""
-    if T is float:
-        return np.asarray(x, dtype=np.float64).reshape(-1) + 0.0
-    return np.array(x, dtype=np.int64).reshape(-1)
-# [end:as_array]

@@ -1,10 +1,8 @@
 """make_count_by_candidates: how many records equal each public candidate."""
 from __future__ import annotations
 
-import collections
-import math
 import numbers
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -12,6 +10,7 @@ from .. import _validate as v
 from .._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
 from ..errors import MakeError, MakeTypeError
 from ..metrics import ChangeOneDistance, InfDifferenceDistance, Metric
 from ._common import dataset_space
@@ -23,10 +22,12 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     """Count the records equal to each candidate: x -> (n_c for c in candidates).
 
     Records equal to no candidate are not counted.  The counts are the scores of
-    ``make_report_noisy_max_gumbel`` (the noisy mode).
+    ``make_report_noisy_max_gumbel`` (the noisy mode).  The domain's engine counts (locally a
+    lookup per record; on Spark one join with the candidates and one aggregation).
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN.
+        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN,
+          any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: int vectors of length len(candidates), in the candidates' order, with
           entries in [0, 2^53] (a count is at most the number of records).
@@ -70,11 +71,15 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     # [proof:make_count_by_candidates]
     elem = dataset_space(input_domain, input_metric, allow_str=True)
     cands = validate_candidates(candidates, elem.T)
-    count = candidate_counter(cands, elem.T)
+    engine, T = column_engine(input_domain), elem.T
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1
     out = VectorDomain(AtomDomain(int, (0, EXACT_INT_BOUND), False), len(cands), False)
+
+    def function(x):
+        return engine.candidate_counts(x, cands, T)
+
     return Transformation(input_domain, out, input_metric, InfDifferenceDistance(),
-                          count, lambda d_in: factor * d_in)
+                          function, lambda d_in: factor * d_in)
     # [end:make_count_by_candidates]
 
 
@@ -119,108 +124,3 @@ def _candidate(name: str, c: Any, T: type) -> Any:
         return f + 0.0
     c = v.number(name, c)
     return c + 0.0  # -0.0 and 0.0 are the same candidate
-
-
-# [proof:candidate_counter]
-def candidate_counter(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray]:
-    """x -> the int64 vector (n_c for c in cands), where n_c counts the records equal to c.
-
-    Total on every member of a vector domain of T, and also on other sequences of numbers
-    (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
-    counted one by one.  Strings are tallied in a dictionary keyed by the records (``str``
-    equality), numbers through :func:`candidate_index`."""
-    k = len(cands)
-    if T is str:
-        def count_strings(x):
-            tally = collections.Counter(x)        # record -> multiplicity, by str equality
-            return np.array([tally.get(c, 0) for c in cands], dtype=np.int64)
-        return count_strings
-    index = candidate_index(cands, T)
-    position = {c: i for i, c in enumerate(cands)}
-
-    def count(x):
-        codes = index(x)
-        if codes is None:                         # slow path: exact per-record lookup
-            counts = np.zeros(k, dtype=np.int64)
-            for e in x:
-                i = position.get(_key(e, T))
-                if i is not None:
-                    counts[i] += 1
-            return counts
-        return np.bincount(codes, minlength=k + 1)[:k].astype(np.int64)
-
-    return count
-
-
-def candidate_index(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray | None]:
-    """For numbers (T float or int): x -> the intp array whose i-th entry is the j with
-    cands[j] equal to record i (float64 equality for floats), or k = len(cands) when no
-    candidate is; None when a record does not fit T's dtype (only off the domain)."""
-    k = len(cands)
-    if T is int and max(cands) - min(cands) < max(2 ** 16, 4 * k):
-        return _table_index(cands)
-    dtype = np.float64 if T is float else np.int64
-    order = np.argsort(np.asarray(cands, dtype=dtype), kind="stable")
-    sorted_c = np.asarray(cands, dtype=dtype)[order]
-
-    def index(x):
-        keys = _keys(x, T)
-        if keys is None:
-            return None
-        at = np.minimum(np.searchsorted(sorted_c, keys), k - 1)   # the first candidate >= key
-        return np.where(sorted_c[at] == keys, order[at], k)
-
-    return index
-
-
-def _table_index(cands: tuple[int, ...]) -> Callable[[Any], np.ndarray | None]:
-    """candidate_index for int candidates spanning a small range [lo, hi]: a table of the
-    range, lut[v - lo] = j where cands[j] = v, and k elsewhere (one lookup per record)."""
-    k, lo, hi = len(cands), min(cands), max(cands)
-    lut = np.full(hi - lo + 1, k, dtype=np.intp)
-    lut[np.asarray(cands, dtype=np.int64) - lo] = np.arange(k)
-
-    def index(x):
-        keys = _keys(x, int)
-        if keys is None:
-            return None
-        inside = (keys >= lo) & (keys <= hi)
-        return np.where(inside, lut[np.clip(keys, lo, hi) - lo], k)   # clip: in range, no overflow
-
-    return index
-
-
-def _keys(x: Any, T: type) -> np.ndarray | None:
-    """The records as a float64 (T=float) or int64 (T=int) array, or None when a record
-    does not fit that dtype (then the caller counts record by record)."""
-    try:
-        arr = np.asarray(x)
-    except (OverflowError, TypeError, ValueError):
-        return None
-    arr = arr.reshape(-1)
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.float64 if T is float else np.int64)
-    if T is float:
-        if arr.dtype.kind in "fiu":
-            return arr.astype(np.float64)
-        return None
-    if arr.dtype.kind == "i":
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "u":
-        if (arr > np.uint64(INT64_MAX)).any():   # would wrap around in int64
-            return None
-        return arr.astype(np.int64)
-    return None
-
-
-def _key(e: Any, T: type) -> Any:
-    """One record as a comparable key: int(e), or its float64 value (an integer too large
-    for a float becomes the infinity of its sign, which equals no finite candidate)."""
-    if T is int:
-        return int(e)
-    try:
-        f = float(e)
-    except OverflowError:
-        return math.inf if e > 0 else -math.inf
-    return f + 0.0
-# [end:candidate_counter]
