@@ -45,21 +45,21 @@ def main(n=1_000_000, k=100):
     for label, df in (("pandas", pdf), ("polars", pldf)):
         for by, keys in (("region", [f"region-{i:03d}" for i in range(k)]), ("code", list(range(k)))):
             parts = space >> dp.t.then_partition_by(by, keys=keys)
-            groups = [np.asarray(p["income"]) for p in parts.function(df)]
+            groups = [np.asarray(p["income"]) for p in parts._function(df)]
             sort_groups = best_time(lambda g=groups: [np.sort(x) for x in g])
-            part = best_time(parts.function, df)
+            part = best_time(parts._function, df)
             admitted = best_time(parts, df)
             read = dp.t.make_select_column(parts.output_domain.part_domain, dp.symmetric_distance(), "income")
-            part_read = best_time(lambda p=parts, r=read, f=df: [r.function(x) for x in p.function(f)])
+            part_read = best_time(lambda p=parts, r=read, f=df: [r._function(x) for x in p._function(f)])
             print(f"{label:7s} by {by:6s} ({'str' if by == 'region' else 'int'}):  "
                   f"partition {part / sort_groups:5.2f}x   + admission {admitted / sort_groups:5.2f}x   "
                   f"+ read {part_read / sort_groups:5.2f}x   (sort groups {sort_groups * 1e3:.0f} ms)")
         keys = [f"region-{i:03d}" for i in range(k)]
         narrow = space >> dp.t.then_select_columns(["region", "income"])
         parts = narrow >> dp.t.then_partition_by("region", keys=keys)
-        groups = [np.asarray(p["income"]) for p in parts.function(df)]
+        groups = [np.asarray(p["income"]) for p in parts._function(df)]
         sort_groups = best_time(lambda g=groups: [np.sort(x) for x in g])
-        part = best_time(parts.function, df)
+        part = best_time(parts._function, df)
         print(f"{label:7s} select_columns(region, income) >> partition by region: {part / sort_groups:5.2f}x")
         median = ((parts.output_domain.part_domain, dp.symmetric_distance()) >> dp.t.then_select_column("income")
                   >> dp.t.then_clamp((0.0, 1e5)) >> dp.t.then_sort() >> dp.m.then_duff_median(scale=1.0))

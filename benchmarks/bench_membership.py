@@ -44,8 +44,8 @@ def main(n=10_000_000):
     med = space >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sort() >> dp.m.then_duff_median(scale=2.0)
     domain = med.input_domain
     with seeded_rng_for_tests(0):   # the check draws nothing; the sampler's work is alike in both arms
-        checked, unchecked = paired_best(lambda: med(x), lambda: med.function(x), 9)
-        checked_list, unchecked_list = paired_best(lambda: med(listed), lambda: med.function(listed), 5)
+        checked, unchecked = paired_best(lambda: med(x), lambda: med._function(x), 9)
+        checked_list, unchecked_list = paired_best(lambda: med(listed), lambda: med._function(listed), 5)
     check, sort = paired_best(lambda: domain.member(x), lambda: np.sort(x), 15)
     admit_list, _ = paired_best(lambda: domain.admit(listed), lambda: None, 5)
     print(f"n = {n:.0e}; fastest of interleaved runs, ratios within this run")

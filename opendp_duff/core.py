@@ -4,7 +4,8 @@ A :class:`Transformation` or :class:`Measurement` is called on data: ``__call__`
 the input domain to *admit* the data, which refuses a non-member with a
 :class:`~opendp_duff.errors.NotAMember` error (quoting nothing of the data) before the
 function runs and before any randomness is drawn.  So the function is only ever invoked on
-a member, which is what every proof assumes.
+a member, which is what every proof assumes.  The stored function is private (``_function``);
+the public ``function`` is ``__call__`` itself, so no public path reaches it without admission.
 """
 from __future__ import annotations
 
@@ -74,7 +75,9 @@ class Transformation:
     Attributes:
         input_domain, output_domain: the domains (public).
         input_metric, output_metric: the metrics (public).
-        function: the function, invoked by ``__call__`` only on admitted members.
+        function: the function behind admission: ``t.function(x)`` is ``t(x)``.  The stored
+            callable is private (``_function``, given to the constructor as ``function``);
+            the library calls it only on data already admitted.
         stability_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
     """
 
@@ -82,8 +85,13 @@ class Transformation:
     output_domain: Domain
     input_metric: Any
     output_metric: Any
-    function: Callable[[Any], Any]
+    _function: Callable[[Any], Any]
     stability_map: Callable[[Any], Any]
+
+    @property
+    def function(self) -> Callable[[Any], Any]:
+        """The function behind admission: ``t.function(x)`` admits ``x`` first, as ``t(x)``."""
+        return self.__call__
 
     # [proof:transformation_call]
     def __call__(self, data: object) -> Any:
@@ -94,7 +102,7 @@ class Transformation:
                 the function runs, with a message that does not quote the data.
         """
         member = self.input_domain.admit(data)
-        return self.function(member)
+        return self._function(member)
     # [end:transformation_call]
 
     def map(self, d_in: Any) -> Any:
@@ -125,7 +133,9 @@ class Measurement:
         input_domain: the domain of the data (public).
         input_metric: the metric on the data (public).
         output_measure: the privacy measure (max divergence, zCDP, ...).
-        function: the randomised function, invoked by ``__call__`` only on admitted members.
+        function: the randomised function behind admission: ``m.function(x)`` is ``m(x)``.
+            The stored callable is private (``_function``, given to the constructor as
+            ``function``); the library calls it only on data already admitted.
         privacy_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
         output_law: optional, data -> the exact law of the release (used by the audit).
     """
@@ -133,9 +143,14 @@ class Measurement:
     input_domain: Domain
     input_metric: Any
     output_measure: Any
-    function: Callable[[Any], Any]
+    _function: Callable[[Any], Any]
     privacy_map: Callable[[Any], Any]
     output_law: Callable[[Any], Any] | None = None
+
+    @property
+    def function(self) -> Callable[[Any], Any]:
+        """The function behind admission: ``m.function(x)`` admits ``x`` first, as ``m(x)``."""
+        return self.__call__
 
     # [proof:measurement_call]
     def __call__(self, data: object) -> Any:
@@ -148,7 +163,7 @@ class Measurement:
         """
         member = self.input_domain.admit(data)
         check_entropy()  # a broken random source fails here, independently of the data
-        return self.function(member)
+        return self._function(member)
     # [end:measurement_call]
 
     def map(self, d_in: Any) -> Any:
@@ -206,7 +221,7 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
         2
     """
     _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
-    f0, f1, m0, m1 = t0.function, t1.function, t0.stability_map, t1.stability_map
+    f0, f1, m0, m1 = t0._function, t1._function, t0.stability_map, t1.stability_map
     return Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
         lambda x: f1(f0(x)), lambda d: m1(m0(d)))
@@ -241,7 +256,7 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
         0.5
     """
     _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
-    f0, f1, s0, p1 = t0.function, m1.function, t0.stability_map, m1.privacy_map
+    f0, f1, s0, p1 = t0._function, m1._function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
     return Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
                        lambda x: f1(f0(x)), lambda d: p1(s0(d)), law)
@@ -274,7 +289,7 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
         >>> m.map(1)
         0.5
     """
-    f0 = m0.function
+    f0 = m0._function
     return Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
                        lambda x: post(f0(x)), m0.privacy_map)
 # [end:make_chain_pm]

@@ -10,6 +10,8 @@ d(x, x') <= d_in, that the laws of M(x) and M(x') are within p(d_in) in the meas
   D_alpha(M(x) || M(x')) <= rho * alpha for every Renyi order alpha > 1;
 * :class:`ApproximateDivergence` ((eps, delta)-DP, [DR14] Def. 2.4): a pair ``(eps, delta)`` with
   Pr[M(x) in E] <= e^eps Pr[M(x') in E] + delta for every event E;
+* :class:`ApproximateZeroConcentratedDivergence` (delta-approximate rho-zCDP, [BS16]): a pair
+  ``(rho, delta)``, rho-zCDP outside events of probability at most delta;
 * :class:`SmoothedMaxDivergence`: a :class:`PrivacyProfile`, the whole curve delta -> eps(delta)
   of (eps, delta) guarantees at once ([BS16] Prop. 1.3 gives one for zCDP).
 
@@ -27,8 +29,9 @@ from .errors import MakeError, MapError
 
 __all__ = [
     "MaxDivergence", "ZeroConcentratedDivergence", "ApproximateDivergence",
-    "SmoothedMaxDivergence", "PrivacyProfile",
+    "SmoothedMaxDivergence", "PrivacyProfile", "ApproximateZeroConcentratedDivergence",
     "max_divergence", "zero_concentrated_divergence", "approximate_divergence",
+    "approximate_zero_concentrated_divergence",
     "smoothed_max_divergence",
 ]
 
@@ -84,20 +87,17 @@ class ZeroConcentratedDivergence(_AdditiveMeasure):
     """
 
 
-@attrs.frozen
-class ApproximateDivergence:
-    """Approximate differential privacy, (eps, delta)-DP ([DR14] Def. 2.4).
+class _PairMeasure:
+    """A measure whose distances are pairs ``(first, delta)`` of numbers >= 0, compared and added
+    componentwise, delta capped at 1; ``first`` names the first part in messages."""
 
-    ``d_out = (eps, delta)`` with eps >= 0 and delta >= 0 promises
-    Pr[M(x) in E] <= e^eps Pr[M(x') in E] + delta for every event E and every pair with
-    d(x, x') <= d_in.  Composition adds both parts ([DR14] Thm. 3.16); delta is capped at 1.
-    """
+    first = "epsilon"
 
     def validate(self, d: object, name: str = "d_out") -> ApproxDistance:
         """``d`` as a pair of floats >= 0; MapError otherwise."""
         if not isinstance(d, (tuple, list)) or len(d) != 2:
-            raise MapError(f"{name} ({d!r}) must be a pair (epsilon, delta)")
-        eps = _nonneg(f"{name}[0] (epsilon)", d[0])
+            raise MapError(f"{name} ({d!r}) must be a pair ({self.first}, delta)")
+        eps = _nonneg(f"{name}[0] ({self.first})", d[0])
         delta = _nonneg(f"{name}[1] (delta)", d[1])
         return (eps, delta)
 
@@ -113,6 +113,31 @@ class ApproximateDivergence:
             eps, delta = ar.add_up(eps, e), ar.add_up(delta, d)
         return (eps, min(1.0, delta))
         # [end:approx_compose]
+
+
+@attrs.frozen
+class ApproximateDivergence(_PairMeasure):
+    """Approximate differential privacy, (eps, delta)-DP ([DR14] Def. 2.4).
+
+    ``d_out = (eps, delta)`` with eps >= 0 and delta >= 0 promises
+    Pr[M(x) in E] <= e^eps Pr[M(x') in E] + delta for every event E and every pair with
+    d(x, x') <= d_in.  Composition adds both parts ([DR14] Thm. 3.16); delta is capped at 1.
+    """
+
+
+@attrs.frozen
+class ApproximateZeroConcentratedDivergence(_PairMeasure):
+    """delta-approximate rho-zCDP ([BS16], approximate zCDP).
+
+    ``d_out = (rho, delta)`` promises, for every pair with d(x, x') <= d_in, events E and E' of
+    the outputs M(x) and M(x'), each of probability at least 1 - delta, with
+    D_alpha(M(x)|E || M(x')|E') <= rho alpha and D_alpha(M(x')|E' || M(x)|E) <= rho alpha for
+    every alpha > 1 (M(x)|E: the law of M(x) conditioned on E).  Independent (non-adaptive)
+    composition adds both parts (condition on the product of the events); delta is capped at 1.
+    Proof of what the threshold mechanisms use: ``proofs/measurements/threshold_keys/make_threshold_keys.tex``.
+    """
+
+    first = "rho"
 
 
 @attrs.frozen(eq=False)
@@ -181,6 +206,11 @@ def zero_concentrated_divergence() -> ZeroConcentratedDivergence:
 def approximate_divergence() -> ApproximateDivergence:
     """(eps, delta)-DP: ``d_out`` is the pair (epsilon, delta) ([DR14] Def. 2.4)."""
     return ApproximateDivergence()
+
+
+def approximate_zero_concentrated_divergence() -> ApproximateZeroConcentratedDivergence:
+    """delta-approximate rho-zCDP: ``d_out`` is the pair (rho, delta) ([BS16], approximate zCDP)."""
+    return ApproximateZeroConcentratedDivergence()
 
 
 def smoothed_max_divergence() -> SmoothedMaxDivergence:

@@ -17,9 +17,10 @@ from .errors import MapError
 __all__ = [
     "Metric",
     "SymmetricDistance", "ChangeOneDistance", "AbsoluteDistance", "InfDifferenceDistance",
-    "LInfDistance", "L1Distance", "L2Distance", "PartitionDistance", "PartitionBound",
+    "LInfDistance", "L1Distance", "L2Distance", "PartitionDistance", "PartitionBound", "L01InfDistance",
     "symmetric_distance", "change_one_distance", "absolute_distance",
     "inf_difference_distance", "linf_distance", "l1_distance", "l2_distance", "partition_distance",
+    "l01inf_distance",
 ]
 
 
@@ -245,13 +246,49 @@ class PartitionDistance(Metric):
         Raises:
             MapError: ``d_in`` is not a triple, or a component is not a non-negative integer.
         """
-        if not isinstance(d_in, (tuple, list)) or len(d_in) != 3:
-            raise MapError(f"{name} ({d_in!r}) must be a triple (l0, l1, linf) of non-negative integers")
-        try:
-            parts = [v.number(f"{name}[{i}]", c, integer=True, nonneg=True) for i, c in enumerate(d_in)]
-        except (TypeError, ValueError) as exc:
-            raise MapError(str(exc)) from None
-        return PartitionBound(*parts)
+        return _bound_triple(d_in, name)
+
+
+def _bound_triple(d_in: Any, name: str) -> PartitionBound:
+    """A triple ``(l0, l1, linf)`` of non-negative integers as a :class:`PartitionBound`, or MapError."""
+    if not isinstance(d_in, (tuple, list)) or len(d_in) != 3:
+        raise MapError(f"{name} ({d_in!r}) must be a triple (l0, l1, linf) of non-negative integers")
+    try:
+        parts = [v.number(f"{name}[{i}]", c, integer=True, nonneg=True) for i, c in enumerate(d_in)]
+    except (TypeError, ValueError) as exc:
+        raise MapError(str(exc)) from None
+    return PartitionBound(*parts)
+
+
+@attrs.frozen
+class L01InfDistance(Metric):
+    """The distance between maps from keys to integer counts, a missing key read as a count of 0:
+    the triple ``(l0, l1, linf)`` bounds the number of keys whose counts differ, the sum of the
+    absolute differences and their maximum (OpenDP's L01InfDistance).  Distances are
+    :class:`PartitionBound` triples of integers, compared componentwise.  One person who adds or
+    removes k records changes at most k counts, each by at most k: ``(k, k, k)``."""
+
+    distance_type = PartitionBound
+
+    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+        """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
+
+        Raises:
+            MapError: ``d_in`` is not a triple, or a component is not a non-negative integer.
+        """
+        return _bound_triple(d_in, name)
+
+
+def l01inf_distance() -> L01InfDistance:
+    """The distance between maps key -> count of :class:`L01InfDistance`: ``(l0, l1, linf)``.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> from opendp_duff.metrics import l01inf_distance
+        >>> l01inf_distance().validate_distance((1, 2, 2))
+        PartitionBound(l0=1, l1=2, linf=2)
+    """
+    return L01InfDistance()
 
 
 def partition_distance(inner: Metric) -> PartitionDistance:

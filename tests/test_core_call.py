@@ -124,3 +124,48 @@ def test_composition_and_postprocessing_refuse_too():
     refused(dp.c.make_composition([lap, lap]), None)
     refused(lap >> (lambda y: y + 1), "1.0")
     refused(dp.c.make_pureDP_to_zCDP(lap), math.nan)
+
+
+SECRET = "831.25"
+
+
+def test_public_function_admits_before_the_stored_function_runs():
+    """``.function`` is the call behind admission: a non-member is refused before the stored
+    function sees it, and the message quotes nothing of the data."""
+    ran = []
+
+    def function(x):
+        ran.append(x)
+        return x
+
+    dom = dp.vector_domain(dp.atom_domain(T=float))
+    t = dp.Transformation(dom, dom, dp.symmetric_distance(), dp.symmetric_distance(), function, lambda d: d)
+    for bad in ([SECRET], [float(SECRET), math.nan]):
+        with pytest.raises(NotAMember) as info:
+            t.function(bad)
+        assert SECRET not in str(info.value) and "831" not in repr(info.value.args)
+    assert ran == []
+    assert t.function([1.0]).tolist() == [1.0] and len(ran) == 1
+
+
+def test_public_function_of_a_measurement_admits_and_checks_entropy():
+    lap = dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=1.0)
+    with samplers.byte_source_for_tests(NoBytes()):
+        with pytest.raises(NotAMemberTypeError) as info:
+            lap.function(SECRET)
+    assert SECRET not in str(info.value)
+    chain = median_chain()
+    with samplers.byte_source_for_tests(NoBytes()):
+        with pytest.raises(NotAMemberValueError) as info:
+            chain.function([1.0, math.nan, float(SECRET)])
+    assert SECRET not in str(info.value)
+    with samplers.seeded_rng_for_tests(4):
+        assert math.isfinite(lap.function(0.5)) and 0.0 <= chain.function([1.0, 2.0]) <= 10.0
+
+
+def test_the_stored_function_is_private_and_given_as_function():
+    dom = dp.atom_domain(T=float)
+    m = dp.Measurement(dom, dp.absolute_distance(), dp.max_divergence(), function=lambda x: x, privacy_map=lambda d: d)
+    assert m.function == m.__call__ and callable(m._function)
+    with pytest.raises(AttributeError):
+        m.function = lambda x: x   # frozen: the public name cannot be rebound either

@@ -59,7 +59,7 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
             raise MetricMismatch(first.input_metric, m.input_metric, "composition needs one input metric")
         if m.output_measure != first.output_measure:
             raise MeasureMismatch(first.output_measure, m.output_measure, "composition needs one measure")
-    functions = [m.function for m in measurements]
+    functions = [m._function for m in measurements]
     maps = [m.privacy_map for m in measurements]
     measure = first.output_measure
 

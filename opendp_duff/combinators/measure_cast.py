@@ -61,7 +61,7 @@ def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
         return ar.INF if eps == ar.INF else ar.up(ar.Q(eps) ** 2 / 2)
 
     return Measurement(measurement.input_domain, measurement.input_metric,
-                       ZeroConcentratedDivergence(), measurement.function, privacy_map)
+                       ZeroConcentratedDivergence(), measurement._function, privacy_map)
     # [end:make_pureDP_to_zCDP]
 
 
@@ -100,7 +100,7 @@ def make_pureDP_to_approxDP(measurement: Measurement) -> Measurement:
         return (inner(d_in), 0.0)
 
     return Measurement(measurement.input_domain, measurement.input_metric,
-                       ApproximateDivergence(), measurement.function, privacy_map)
+                       ApproximateDivergence(), measurement._function, privacy_map)
     # [end:make_pureDP_to_approxDP]
 
 
@@ -210,7 +210,7 @@ def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:
         return PrivacyProfile(lambda delta: zcdp_to_epsilon(rho, delta), f"zCDP rho={rho!r}")
 
     return Measurement(measurement.input_domain, measurement.input_metric,
-                       SmoothedMaxDivergence(), measurement.function, privacy_map)
+                       SmoothedMaxDivergence(), measurement._function, privacy_map)
     # [end:make_zCDP_to_approxDP]
 
 
@@ -251,5 +251,5 @@ def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
         return (inner(d_in).epsilon(delta), delta)
 
     return Measurement(measurement.input_domain, measurement.input_metric, ApproximateDivergence(),
-                       measurement.function, privacy_map)
+                       measurement._function, privacy_map)
     # [end:make_fix_delta]

@@ -83,7 +83,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     if not isinstance(measure, (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)):
         raise MakeError(f"measurement's output_measure ({measure!r}) does not compose here; "
                         "convert it first (for example with make_fix_delta)")
-    f, inner_map, n_parts = measurement.function, measurement.privacy_map, len(input_domain.keys)
+    f, inner_map, n_parts = measurement._function, measurement.privacy_map, len(input_domain.keys)
     engine = LOCAL if input_domain.part_domain.engine is None else engine_named(input_domain.part_domain.engine)
     pair = isinstance(measure, ApproximateDivergence)
 

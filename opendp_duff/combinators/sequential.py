@@ -119,7 +119,7 @@ class Queryable:
                                  f"({left!r}) of d_out ({self.d_out!r})")
         try:
             check_entropy()                                  # a broken source fails before the data
-            release = measurement.function(self._data)       # the data is a member (admitted once)
+            release = measurement._function(self._data)       # the data is a member (admitted once)
         except BaseException:
             self._refund(token)                              # nothing was released
             raise

@@ -240,7 +240,7 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
 
 
 def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
                         "(add/remove neighbours, [GM-Duff] Definition 1)")

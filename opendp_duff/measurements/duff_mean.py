@@ -344,7 +344,7 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     """
     # [proof:make_duff_mean]
     from ._mean_window import MeanSampler  # here, not at the top: that module builds on this one
-    elem = dataset_space(input_domain, input_metric, need_bounds=True)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")

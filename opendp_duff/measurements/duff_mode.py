@@ -80,7 +80,7 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
         True
     """
     # [proof:make_duff_mode]
-    dataset_space(input_domain, input_metric, allow_str=True)
+    dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")

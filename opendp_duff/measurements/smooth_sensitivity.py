@@ -76,7 +76,8 @@ def smooth_statistic(statistic: str, n: int, m: int, bounds: tuple[float, float]
 # [proof:space]
 def smooth_space(input_domain: VectorDomain, input_metric: Metric) -> tuple[tuple[float, float], int]:
     """Bounded, sorted vectors of known size n >= 1; change-one or (fixed size) symmetric distance."""
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True,
+                         any_engine=True)
     n, bounds = input_domain.size, elem.bounds
     if n is None or n < 1 or bounds is None:
         raise MakeError(f"input_domain ({input_domain!r}) must have size at least 1")

@@ -10,6 +10,7 @@ from .sum import (make_sum, then_sum)
 from .select_column import (make_select_column, then_select_column, make_select_columns,
     then_select_columns)
 from .partition import (make_partition_by, then_partition_by)
+from .count_by_key import (make_count_by_key, then_count_by_key)
 
 __all__ = [
     "make_clamp", "then_clamp", "make_symmetric_to_change_one", "then_symmetric_to_change_one",
@@ -17,5 +18,5 @@ __all__ = [
     "then_count_by_candidates", "make_count", "then_count", "make_sort", "then_sort",
     "make_sum", "then_sum", "make_impute_constant", "then_impute_constant",
     "make_select_column", "then_select_column", "make_select_columns", "then_select_columns",
-    "make_partition_by", "then_partition_by",
+    "make_partition_by", "then_partition_by", "make_count_by_key", "then_count_by_key",
 ]

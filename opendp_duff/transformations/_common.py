@@ -16,12 +16,17 @@ DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_bounds: bool = False,
                   need_size: bool = False, need_sorted: bool = False, T: type | None = None,
-                  allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False) -> AtomDomain:
+                  allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False,
+                  any_engine: bool = False) -> AtomDomain:
     """Check that (input_domain, input_metric) is a space of datasets as required; return
     the element domain.  ``nan_hint`` is appended to the message refusing a NaN domain;
     strings are refused unless ``allow_str`` (only constructors that compare records for
-    equality, or only count them, accept them)."""
+    equality, or only count them, accept them); a domain naming an engine (a Spark column) is
+    refused unless ``any_engine`` (the constructors that run through the engine's operations)."""
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain")
+    if input_domain.engine is not None and not any_engine:
+        raise MakeError(f"input_domain ({input_domain!r}) must hold local data: this constructor does not "
+                        f"run on the {input_domain.engine} engine")
     v.instance("input_metric", input_metric, DATASET_METRICS,
                "symmetric_distance() or change_one_distance()")
     elem = input_domain.element_domain

@@ -50,7 +50,7 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
         ([0.0, 5.0, 10.0, 10.0], 1)
     """
     # [proof:make_clamp]
-    elem = dataset_space(input_domain, input_metric,
+    elem = dataset_space(input_domain, input_metric, any_engine=True,
                          nan_hint=": chain make_impute_constant first to replace NaN")
     T = elem.T
     lo, hi = v.bounds("bounds", bounds, T)

@@ -44,7 +44,7 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
         (3, 1)
     """
     # [proof:make_count]
-    dataset_space(input_domain, input_metric, allow_str=True)
+    dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     zero = isinstance(input_metric, ChangeOneDistance)
     out = AtomDomain(int, (0, EXACT_INT_BOUND), False)
     engine = column_engine(input_domain)

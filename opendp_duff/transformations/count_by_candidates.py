@@ -69,7 +69,7 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
         [2, 0]
     """
     # [proof:make_count_by_candidates]
-    elem = dataset_space(input_domain, input_metric, allow_str=True)
+    elem = dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     cands = validate_candidates(candidates, elem.T)
     engine, T = column_engine(input_domain), elem.T
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1

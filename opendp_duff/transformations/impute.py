@@ -46,7 +46,7 @@ def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, const
         ([0.5, 0.0, 1.0], 1)
     """
     # [proof:make_impute_constant]
-    elem = dataset_space(input_domain, input_metric, T=float, allow_nan=True)
+    elem = dataset_space(input_domain, input_metric, T=float, allow_nan=True, any_engine=True)
     if not elem.nan:
         raise MakeError(f"input_domain ({input_domain!r}) must admit NaN (atom_domain(T=float, nan=True)): "
                         "data without NaN needs no imputation")

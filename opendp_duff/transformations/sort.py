@@ -45,7 +45,7 @@ def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformatio
         ([1.0, 2.0, 3.0], 2, True)
     """
     # [proof:make_sort]
-    T = dataset_space(input_domain, input_metric).T
+    T = dataset_space(input_domain, input_metric, any_engine=True).T
     engine = column_engine(input_domain)
 
     def function(x):

@@ -83,7 +83,8 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
         (1.75, True)
     """
     # [proof:make_sum]
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, T=float)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, T=float,
+                         any_engine=True)
     if not BINARY64:
         raise MakeError("make_sum needs IEEE 754 binary64 round-to-nearest arithmetic without double "
                         "rounding, and this platform failed the probe (binary64_probe)")

@@ -86,7 +86,7 @@ def test_release_is_the_exact_sampler_rounded_once(make, noise):
     m = make(2.0)
     for seed in range(5):
         with seeded_rng_for_tests(seed):
-            a = m.function(0.25)
+            a = m._function(0.25)
         with seeded_rng_for_tests(seed):
             b = exact_rounded_release(0.25, 2.0, noise)
         assert a == b

@@ -52,7 +52,7 @@ def test_same_seed_gives_the_measurements_releases(statistic, m, params):
     with seeded_rng_for_tests(11):
         # meas(x) first draws one byte (check_entropy), as the batched path does once
         first = meas(x)
-        one_by_one = np.array([first] + [meas.function(x) for _ in range(k - 1)])
+        one_by_one = np.array([first] + [meas._function(x) for _ in range(k - 1)])
     with seeded_rng_for_tests(11):
         batched = _batch.smooth_release_sample(x, bounds=BOUNDS, draws=k, statistic=statistic, m=m, **params)
     assert batched.dtype == np.float64 and batched.shape == (k,)

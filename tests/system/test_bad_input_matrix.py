@@ -330,6 +330,34 @@ def _c(v, run=True):
     return meas
 
 
+def _threshold_keys(scale, threshold):
+    return float_space() >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=scale, threshold=threshold)
+
+
+def _release_keys(meas):
+    with seeded_rng_for_tests(7):
+        out = meas(SECRET)
+    assert isinstance(out, dict) and set(out) <= set(SECRET)
+    assert all(isinstance(v, float) and math.isfinite(v) for v in out.values()), out
+    check_maps(meas)
+
+
+@case("make_threshold_keys.scale", "scale")
+def _c(v, run=True):
+    meas = _threshold_keys(v, 5.0)
+    if run:
+        _release_keys(meas)
+    return meas
+
+
+@case("make_threshold_keys.threshold", "candidate")
+def _c(v, run=True):
+    meas = _threshold_keys(1.0, v)
+    if run:
+        _release_keys(meas)
+    return meas
+
+
 @case("make_report_noisy_max_gumbel.scale", "scale")
 def _c(v, run=True):
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.inf_difference_distance()
@@ -676,7 +704,7 @@ def test_matrix_covers_every_public_constructor():
     parameter_free = {"make_count", "make_sort", "make_sum", "make_symmetric_to_change_one",
                       "make_change_one_to_symmetric", "make_composition", "make_pureDP_to_zCDP",
                       "make_select_column", "make_select_columns", "make_parallel_composition",
-                      "make_pureDP_to_approxDP",
+                      "make_pureDP_to_approxDP", "make_count_by_key",
                       "make_zCDP_to_approxDP"}
     public = {n for mod in (dp.t, dp.m, dp.c) for n in mod.__all__ if n.startswith("make_")}
     assert public - parameter_free <= covered, public - parameter_free - covered

@@ -29,7 +29,9 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff.experiments import _baselines
+from opendp_duff.map_domain import count_map_domain
 from opendp_duff.measures import PrivacyProfile
+from opendp_duff.metrics import l01inf_distance
 
 PATCHED = ("exp", "log", "log1p", "expm1")
 REAL = {name: getattr(math, name) for name in PATCHED}
@@ -261,6 +263,12 @@ CASES: dict[str, Callable[[], list]] = {
         dp.c.make_zCDP_to_approxDP(b()), delta=d)) for name, b in _zcdp_sources() for d in (1e-9, 0.05)],
     "make_pureDP_to_approxDP": lambda: [(f"laplace({s})", lambda s=s: dp.c.make_pureDP_to_approxDP(laplace(s)))
                                         for s in SCALES],
+    "make_threshold_keys": lambda: [(f"{noise}({s},{t})", lambda s=s, t=t, noise=noise: RAW >> dp.t.then_count_by_key()
+                                     >> dp.m.make_threshold_keys(count_map_domain(float), l01inf_distance(),
+                                                                 scale=s, threshold=t, noise=noise))
+                                    for noise in ("laplace", "gaussian") for s in SCALES for t in (2.5, 30.0)],
+    "then_threshold_keys": lambda: [(f"{s}", lambda s=s: RAW >> dp.t.then_count_by_key()
+                                     >> dp.m.then_threshold_keys(scale=s, threshold=12.0)) for s in SCALES],
     "make_parallel_composition": lambda: _grouped(False),
     "then_parallel_composition": lambda: _grouped(True),
     "make_sequential_composition": lambda: _sequential(False),

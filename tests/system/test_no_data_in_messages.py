@@ -144,6 +144,9 @@ TABLE = {
     "make_parallel_composition": (parallel, partitions()(FRAME_MEMBER)),
     "make_sequential_composition": (lambda: dp.c.make_sequential_composition(*FRAME, dp.max_divergence(), 1, 1.0),
                                     FRAME_MEMBER),
+    "make_count_by_key": (lambda: RAW >> dp.t.then_count_by_key(), MEMBER),
+    "make_threshold_keys": (lambda: RAW >> dp.t.then_count_by_key()
+                            >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0), MEMBER),
 }
 
 NOT_CONSTRUCTORS = {

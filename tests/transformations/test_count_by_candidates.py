@@ -78,15 +78,15 @@ def test_awkward_records_never_raise():
               np.array([5, 2 ** 63 + 5, 2 ** 64 - 1], dtype=np.uint64)):
         with pytest.raises(dp.errors.NotAMemberValueError):
             t(x)
-    assert t.function([5, 5, -3, 2 ** 62, 2 ** 64, 10 ** 30, -(10 ** 30)]).tolist() == [2, 1, 1]
-    assert t.function(np.array([5, 2 ** 63 + 5, 2 ** 64 - 1], dtype=np.uint64)).tolist() == [1, 0, 0]
+    assert t._function([5, 5, -3, 2 ** 62, 2 ** 64, 10 ** 30, -(10 ** 30)]).tolist() == [2, 1, 1]
+    assert t._function(np.array([5, 2 ** 63 + 5, 2 ** 64 - 1], dtype=np.uint64)).tolist() == [1, 0, 0]
     assert counts(t, np.array([5, 6], dtype=np.uint8)) == [1, 0, 0]
     assert counts(t, []) == [0, 0, 0]
     f = dp.t.make_count_by_candidates(FLOATS, SYM, [0.0, 1.5, 1e300, -2])
     with pytest.raises(dp.errors.NotAMemberValueError):
         f([-0.0, 0.0, 1.5, math.inf, -math.inf, 10 ** 400, 1e300, -2])
     raw = [-0.0, 0.0, 1.5, math.inf, -math.inf, 10 ** 400, -(10 ** 400), 1e300, -2]
-    assert f.function(raw).tolist() == [2, 1, 1, 1]
+    assert f._function(raw).tolist() == [2, 1, 1, 1]
     assert counts(f, [-0.0, 0.0, 1.5, math.inf, -math.inf, 1e300, -2]) == [2, 1, 1, 1]
     assert counts(f, np.array([0, 1, 2, -2])) == [1, 0, 0, 1]
     assert counts(f, np.array([1.5, 0.0], dtype=np.float32)) == [1, 1, 0, 0]

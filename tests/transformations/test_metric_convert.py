@@ -17,7 +17,7 @@ def test_symmetric_to_change_one_map_is_floor_half():
     assert t.output_metric == dp.change_one_distance() and t.output_domain == t.input_domain
     assert [t.map(d) for d in range(7)] == [0, 0, 1, 1, 2, 2, 3]
     x = [3.0, 1.0, 2.0, 0.0, 5.0, 4.0]
-    assert t.function(x) is x and t(x).tolist() == x   # __call__ passes the admitted array
+    assert t._function(x) is x and t(x).tolist() == x   # __call__ passes the admitted array
 
 
 def test_change_one_to_symmetric_map_is_double():

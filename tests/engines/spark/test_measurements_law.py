@@ -49,7 +49,7 @@ def _same_bytes(frame, parts, spark_part, local, seed=5):
         released = (PARTS >> dp.c.then_parallel_composition(spark_part))(frame)
     with seeded_rng_for_tests(seed):
         check_entropy()   # the one byte Measurement.__call__ draws first
-        expected = tuple(local.function(parts[k]) for k in KEYS)
+        expected = tuple(local._function(parts[k]) for k in KEYS)
     return released, expected
 
 
