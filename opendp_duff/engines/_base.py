@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -97,10 +97,11 @@ class Engine:
     # [proof:check_local_parts]
     def check_parts(self, domain: Any, x: object) -> Any:
         """The tuple of admitted parts, or a refusal naming a part's position (public): a tuple
-        or list of ``len(keys)`` members of the part domain (never raises)."""
-        if not isinstance(x, (tuple, list)) or type(x) not in (tuple, list):   # exact types only
+        or list of ``len(keys)`` members of the part domain (never raises: ``type`` reads no
+        attribute of ``x``, and a tuple's or list's length and items are its own)."""
+        if type(x) is not tuple and type(x) is not list:                       # exact types only
             return Refusal(NotAMemberTypeError, f"a partition must be a tuple of frames, not {type(x).__name__}")
-        parts = tuple(x)
+        parts = tuple(cast("tuple[Any, ...]", x))
         if len(parts) != len(domain.keys):
             return Refusal(NotAMemberValueError, f"a partition has one frame per key: {len(domain.keys)} frames")
         admitted = []

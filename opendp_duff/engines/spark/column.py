@@ -104,13 +104,13 @@ def check_spark_column(domain: Any, x: object) -> Any:
     of ``domain`` (one pass), marked sorted if the domain is sorted; else a refusal.  A column of
     a part of a split is never admitted alone (the whole frame was, before the split)."""
     elem = domain.element_domain
-    if (not isinstance(x, SparkColumn) or x.T is not elem.T or not ps.is_spark_frame(x.frame)
-            or (domain.sorted and not x.is_sorted)):
-        return Refusal(NotAMemberTypeError, f"a member must be a Spark column of {elem.T.__name__}"
-                                            + (" marked sorted (make_sort)" if domain.sorted else ""))
     try:
+        if (not isinstance(x, SparkColumn) or x.T is not elem.T or not ps.is_spark_frame(x.frame)
+                or (domain.sorted and not x.is_sorted)):
+            return Refusal(NotAMemberTypeError, f"a member must be a Spark column of {elem.T.__name__}"
+                                                + (" marked sorted (make_sort)" if domain.sorted else ""))
         refusal = first_refusal(x.frame, [(_requirement("the column", elem), non_member(x.expr, elem))], domain.size)
-    except Exception:  # noqa: BLE001 - Spark raised: no value of the data is quoted
+    except Exception:  # noqa: BLE001 - Spark (or the object's own code) raised: no value is quoted
         return _UNREADABLE
     return x if refusal is None else Refusal(NotAMemberValueError, refusal)
 

@@ -81,6 +81,18 @@ def test_grouped_releases_equal_the_local_ones_byte_for_byte(data, statistic):
         assert spark_part.map(d) == local.map(d)
 
 
+def test_selecting_columns_first_changes_nothing(data):
+    frame, parts = data
+    narrowed = (DOM, SYM) >> dp.t.then_select_columns(["g", "x"]) >> dp.t.then_partition_by("g", keys=KEYS)
+    spark_part, local = _pair("median")
+    with seeded_rng_for_tests(9):
+        released = (narrowed >> dp.c.then_parallel_composition(spark_part))(frame)
+    with seeded_rng_for_tests(9):
+        check_entropy()
+        expected = tuple(local._function(parts[k]) for k in KEYS)
+    assert released == expected
+
+
 def test_tails_forced_open_still_agree(data, monkeypatch):
     frame, parts = data
     monkeypatch.setattr(duff, "_window", lambda n, scale: 1)   # one gap each side: tails carry mass
