@@ -33,6 +33,7 @@ import numpy as np
 
 from .._membership import Refusal
 from ..errors import NotAMemberTypeError, NotAMemberValueError
+from .candidates import Candidates
 from .rank_window import RankSource
 
 __all__ = ["Engine", "Predict"]
@@ -160,8 +161,9 @@ class Engine:
         """The exact rational sum of finite float elements."""
         raise NotImplementedError
 
-    def candidate_counts(self, column: Any, candidates: tuple[Any, ...], T: type) -> np.ndarray:
-        """An int64 vector: the number of elements equal to each candidate, in order."""
+    def candidate_counts(self, column: Any, candidates: tuple[Any, ...] | Candidates, T: type) -> np.ndarray:
+        """An int64 vector: the number of elements equal to each candidate, in order (a tuple of
+        str for T=str, else validated numeric :class:`~opendp_duff.engines.candidates.Candidates`)."""
         raise NotImplementedError
 
     def rank_source(self, column: Any, bounds: tuple[float, float], is_sorted: bool,

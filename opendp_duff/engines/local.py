@@ -21,7 +21,7 @@ from ..domains import AtomDomain, atom_domain, vector_domain
 from ..errors import MakeTypeError
 from ..exact_sum import exact_total
 from ._base import Engine, Predict
-from .candidates import candidate_counter
+from .candidates import Candidates, candidate_counter
 from .rank_window import RankSource, SelectedRecords, SortedRecords
 
 __all__ = ["as_array", "LocalColumns", "NumpyEngine", "dtype_T", "element_domain"]
@@ -71,13 +71,15 @@ class LocalColumns(Engine):
         total, e = exact_total(column)         # sum = total 2^e exactly
         return Fraction(total << e) if e >= 0 else Fraction(total, 1 << -e)
 
-    def candidate_counts(self, column: Any, candidates: tuple[Any, ...], T: type) -> np.ndarray:
+    def candidate_counts(self, column: Any, candidates: tuple[Any, ...] | Candidates, T: type) -> np.ndarray:
         return candidate_counter(candidates, T)(column)
 
     def rank_source(self, column: Any, bounds: tuple[float, float], is_sorted: bool,
                     predict: Predict) -> RankSource:
-        y = as_array(column)                   # a new array: selection may reorder it in place
-        return SortedRecords(y) if is_sorted else SelectedRecords(y, owned=True)
+        if is_sorted:                          # a new array without -0.0, sliced
+            return SortedRecords(as_array(column))
+        # selection reads the records in place (never modifying them), -0.0 as +0.0
+        return SelectedRecords(np.asarray(column, dtype=np.float64).reshape(-1))
 
     def collect(self, column: Any) -> np.ndarray:
         return np.asarray(column)              # the column is a numpy array already

@@ -12,11 +12,12 @@ The sampler reads the data only through a *rank window*
 target, and for each tail outside them its count, its ties with the window's end and a
 callable that returns the tail sorted, called only when the tail's block must be opened.
 The input domain's engine hands out that rank source: locally, sorted input gives the window
-by slicing (:class:`SortedRecords`) and input in any order by selection, ``np.partition`` at
-the window's edge ranks (:class:`SelectedRecords`), so an unsorted vector is never sorted
-unless a tail's bound could win; on Spark, exact histograms bracket the window and only the
-window reaches the driver (:mod:`opendp_duff.engines.spark.ranks`).  Every source gives the
-sampler the same inputs, so the release has the same law.
+by slicing (:class:`SortedRecords`) and input in any order by selection, one pass that counts
+the records outside a bracket of values around the window and gathers those inside
+(:class:`SelectedRecords`, :mod:`opendp_duff.engines.selection`), so an unsorted vector is
+never sorted unless a tail's bound could win; on Spark, exact histograms bracket the window
+and only the window reaches the driver (:mod:`opendp_duff.engines.spark.ranks`).  Every
+source gives the sampler the same inputs, so the release has the same law.
 
 Proofs: ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
@@ -260,10 +261,10 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
           finite, no NaN (chain ``then_clamp``), sorted or not, any engine: unsorted local
-          records are not sorted but selected (the window around the target rank by
-          ``np.partition``, O(n)), sorted ones (``then_sort``, ``sorted=True``) are read in
-          O(log n); a Spark column's window is computed by Spark (usually three aggregations,
-          only the window's values reach the driver).
+          records are not sorted but selected (the window around the target rank in one pass,
+          O(n)), sorted ones (``then_sort``, ``sorted=True``) are read in O(log n); a Spark
+          column's window is computed by Spark (usually three aggregations, only the window's
+          values reach the driver).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 

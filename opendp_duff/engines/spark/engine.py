@@ -27,6 +27,7 @@ from ..._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
 from ..._membership import Refusal
 from ...errors import NotAMemberTypeError
 from .._base import Engine, Predict
+from ..candidates import Candidates
 from ..rank_window import RankSource, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection
@@ -141,12 +142,14 @@ class SparkEngine(Engine):
             return exact_sums(rows, n_keys, limb_exponents(M, low))
         return Fraction(shared(column, ("sum",), sums))
 
-    def candidate_counts(self, column: Any, candidates: tuple[Any, ...], T: type) -> np.ndarray:
+    def candidate_counts(self, column: Any, candidates: tuple[Any, ...] | Candidates, T: type) -> np.ndarray:
+        values = list(candidates) if isinstance(candidates, tuple) else candidates.values.tolist()
+
         def counts(rows: Any, n_keys: int) -> list[np.ndarray]:
             F, t = ps.functions(), ps.types()
             schema = t.StructType([t.StructField("__cid", t.IntegerType(), False),
                                    t.StructField("__cand", ps.key_type(T), False)])
-            table = rows.sparkSession.createDataFrame(list(enumerate(candidates)), schema)
+            table = rows.sparkSession.createDataFrame(list(enumerate(values)), schema)
             joined = rows.join(F.broadcast(table), F.col(VAL) == F.col("__cand"))
             got = collection.collect(joined.groupBy(KID, "__cid").count())
             out = [np.zeros(len(candidates), dtype=np.int64) for _ in range(n_keys)]
