@@ -82,7 +82,14 @@ class DataFrameDomain(Admits):
 
     columns: ColumnDomains = attrs.field(converter=ColumnDomains)
     size: int | None = None
-    engine: str | None = None
+    engine: str | None = attrs.field(default=None)
+
+    @engine.validator
+    def _check_engine(self, attribute: Any, value: str | None) -> None:
+        if value is not None:
+            from ..engines import frame_engine_names   # the engines are built on the domains
+            if value not in frame_engine_names():
+                raise MakeError(f"engine ({value!r}) must be None (any local frame) or one of {frame_engine_names()}")
 
     def __repr__(self) -> str:
         size = "" if self.size is None else f", size={self.size}"
@@ -155,11 +162,7 @@ def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None,
         size = v.number("size", size, integer=True, nonneg=True)
         if size > EXACT_INT_BOUND:
             raise MakeError(f"size ({size!r}) must be at most 2^53: no frame has more rows")
-    if engine is not None:
-        from ..engines import frame_engine_names   # the engines are built on the domains
-        if engine not in frame_engine_names():
-            raise MakeError(f"engine ({engine!r}) must be None (any local frame) or one of {frame_engine_names()}")
-    return DataFrameDomain(ColumnDomains(columns), size, engine)
+    return DataFrameDomain(ColumnDomains(columns), size, engine)   # the class checks the engine
 
 
 def _keys(value: Any) -> tuple[Any, ...]:

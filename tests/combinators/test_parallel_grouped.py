@@ -71,6 +71,7 @@ MAPS = {
 }
 
 
+@pytest.mark.usefixtures("honest_but_curious")      # counting() is user-built
 @pytest.mark.parametrize("name", sorted(MAPS))
 @pytest.mark.parametrize("d", DISTANCES)
 def test_map_is_the_exact_supremum_over_splits(name, d):
@@ -78,6 +79,7 @@ def test_map_is_the_exact_supremum_over_splits(name, d):
     assert pc.map(d) == brute_force(MAPS[name], d, len(KEYS))
 
 
+@pytest.mark.usefixtures("honest_but_curious")      # counting() is user-built
 def test_pairs_take_one_distance_per_part_for_both_components():
     """(eps, delta) guarantees at two distances do not combine componentwise: a part at distance 1
     is (1, 0.1)-close, not (1, 0.05)-close because it is also (2, 0.05)-close at distance 2."""
@@ -119,6 +121,7 @@ def test_large_distances_use_the_safe_bound():
     assert pc.map(d) == ar.up(m * Fraction(inner.map(q))) >= brute_force(inner.map, (2, 400, 400), len(KEYS))
 
 
+@pytest.mark.usefixtures("honest_but_curious")      # counting() is user-built
 @pytest.mark.parametrize("lib", ["pandas", "polars"])
 def test_every_key_is_released_in_order(lib):
     make = pd.DataFrame if lib == "pandas" else pl.DataFrame
@@ -159,6 +162,7 @@ def test_one_row_per_person_costs_one_release():
     assert grouped.map(1) == median.map(1) and grouped.map(0) == 0
 
 
+@pytest.mark.usefixtures("honest_but_curious")
 def test_parts_at_distance_zero_add_map_of_zero_when_it_is_not_zero():
     pc = dp.c.make_parallel_composition(PARTS.output_domain, PARTS.output_metric, counting(map_zero=0.25))
     assert pc.map((1, 1, 1)) == 0.5 + 2 * 0.25          # one part at distance 1, two at 0
