@@ -9,25 +9,28 @@ array, string codes, building a frame); this module builds the engine operations
   domain; undeclared columns are never read.  A Polars LazyFrame is collected (its declared
   columns only) and the collected frame is the admitted value, so every later step reads the
   same rows.
-* **The split** (:meth:`LocalFrames.split`): the key column is coded against the public keys,
-  the rows are grouped by a stable radix sort of the codes (O(rows + keys)), and each declared
-  column is gathered once in that order, canonical (:mod:`opendp_duff._membership`).  Part i is
-  a :class:`LocalPart`, a view of rows ``starts[i]:starts[i + 1]`` of those arrays: reading a
-  column of a part is O(1), so a million parts cost a million small views, not a million frames.
-  A part behaves as a frame of its library on demand (indexing it, or any frame attribute,
-  builds that frame once, from the gathered arrays).
+* **The split** (:meth:`LocalFrames.split`): the key column is coded against the public keys
+  (strings by the library's own hash lookup, numbers by a search among the keys), the rows are
+  grouped by a stable radix sort of the codes (O(rows + keys)), and the declared columns are
+  gathered once in that order by the library (a new frame, the batch's own).  Part i is a
+  :class:`LocalPart`, rows ``starts[i]:starts[i + 1]`` of it: the first read of a column
+  converts that column of the batch once, canonical (:mod:`opendp_duff._membership`), and a
+  part's column is a view of it, so a million parts cost a million small views, not a million
+  frames.  A part behaves as a frame of its library on demand (indexing it, or any frame
+  attribute, builds that frame once, a slice of the batch's frame).
 
 Proof: ``proofs/engines/local.tex``.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._constants import EXACT_INT_BOUND
 from .._membership import Refusal, check_vector
+from ..domains import VectorDomain
 from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import candidate_index
 from .local import LocalColumns
@@ -43,9 +46,11 @@ class LocalFrames(LocalColumns):
 
     ``is_frame(x)``, ``materialize(x, names)``, ``columns(df)``, ``has_column(df, name)``,
     ``read_column(df, name)`` (numbers in their dtype, a missing number as NaN, strings as an
-    object array), ``n_rows(df)``, ``take_columns(df, names)``, ``string_codes(df, name, keys)``
-    (the position of the key each value equals, else ``len(keys)``), ``only_strings(df, name)``
-    (a shortcut: the column reads as Python str only) and ``frame_from(columns)``.
+    object array), ``n_rows(df)``, ``take_columns(df, names)``, ``take_rows(df, rows)`` (a new
+    frame of those rows, in that order), ``slice_rows(df, a, b)``, ``string_codes(df, name,
+    keys)`` (the position of the key each value equals, else ``len(keys)``),
+    ``only_strings(df, name)`` (a shortcut: the column reads as Python str only) and
+    ``frame_from(columns)``.
     """
 
     # ---- the adapter (see the class docstring) --------------------------------------------
@@ -69,6 +74,12 @@ class LocalFrames(LocalColumns):
         raise NotImplementedError
 
     def take_columns(self, df: Any, names: Sequence[str]) -> Any:
+        raise NotImplementedError
+
+    def take_rows(self, df: Any, rows: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def slice_rows(self, df: Any, start: int, stop: int) -> Any:
         raise NotImplementedError
 
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
@@ -138,7 +149,7 @@ class LocalFrames(LocalColumns):
             return Refusal(NotAMemberValueError, f"the domain has size {domain.size}: the frame must "
                                                  "have exactly that many rows")
         for name in domain.columns:
-            if name not in part.batch.arrays:
+            if name not in part.batch.columns:
                 return Refusal(NotAMemberTypeError, f"the frame must have exactly one column named {name!r}")
             _, refusal = check_vector(domain.column_domain(name), part.column(name))
             if refusal is not None:
@@ -150,20 +161,24 @@ class LocalFrames(LocalColumns):
     def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
         """One :class:`LocalPart` per key, over the declared columns of ``domain`` gathered in
         key order.  ``frame`` is a member of ``domain`` (a frame, or a part of one)."""
-        k = len(keys)
-        read = {name: self.column(frame, name, domain.column_domain(name)) for name in domain.columns}
-        T = domain.columns[by].T
+        k, T = len(keys), domain.columns[by].T
         codes: np.ndarray | None
         if T is str and not isinstance(frame, LocalPart):
             codes = self.string_codes(frame, by, keys)   # the library's hash lookup (str equality)
         elif T is str:
             index = {key: j for j, key in enumerate(keys)}
-            codes = np.fromiter((index.get(v, k) for v in read[by]), dtype=np.intp, count=len(read[by]))
-        else:
-            codes = candidate_index(keys, T)(read[by])    # an admitted column fits its dtype
+            column = frame.column(by)
+            codes = np.fromiter((index.get(v, k) for v in column), dtype=np.intp, count=len(column))
+        else:                                            # an admitted column fits its dtype
+            codes = candidate_index(keys, T)(self.column(frame, by, domain.column_domain(by)))
         assert codes is not None
         order, starts = group_rows(codes, k)
-        batch = LocalBatch(self, {name: values[order] for name, values in read.items()}, starts)
+        if isinstance(frame, LocalPart):                 # a part split again: its canonical columns
+            parent = frame
+            batch = LocalBatch(self, domain.columns, starts, lambda name: parent.column(name)[order], None)
+        else:                                            # the declared columns, gathered by the library
+            grouped = self.take_rows(self.take_columns(frame, list(domain.columns)), order)
+            batch = LocalBatch(self, domain.columns, starts, None, grouped)
         return tuple(LocalPart(batch, i) for i in range(k))
     # [end:local_split]
 
@@ -192,22 +207,39 @@ def group_rows(codes: np.ndarray, k: int) -> tuple[np.ndarray, list[int]]:
 # [end:group_rows]
 
 
+# [proof:local_parts]
 class LocalBatch:
-    """The parts of one split: the declared columns gathered in key order (canonical arrays,
-    owned by the batch) and the boundaries ``starts`` of the parts."""
+    """The parts of one split: the declared columns gathered in key order, owned by the batch
+    (a frame of the library, or for a part split again a function gathering its parent's
+    canonical columns), and the boundaries ``starts`` of the parts.  ``array(name)`` is that
+    column, canonical (read and admitted once, on first use, by the column's vector domain)."""
 
-    __slots__ = ("engine", "arrays", "starts")
+    __slots__ = ("engine", "columns", "starts", "_gather", "grouped", "_arrays")
 
-    def __init__(self, engine: LocalFrames, arrays: dict[str, np.ndarray], starts: list[int]) -> None:
-        self.engine, self.arrays, self.starts = engine, arrays, starts
+    def __init__(self, engine: LocalFrames, columns: Any, starts: list[int],
+                 gather: Callable[[str], np.ndarray] | None, grouped: Any) -> None:
+        self.engine, self.columns, self.starts = engine, columns, starts
+        self._gather, self.grouped = gather, grouped
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def array(self, name: str) -> np.ndarray:
+        """The declared column ``name`` of every part, in key order, canonical."""
+        if name not in self._arrays:
+            if self._gather is not None:
+                self._arrays[name] = self._gather(name)
+            else:                                    # a sub-multiset of a member's column: a member
+                domain = VectorDomain(self.columns[name], None, False)
+                self._arrays[name] = domain.admit(self.engine.read_column(self.grouped, name))
+        return self._arrays[name]
 
 
 class LocalPart:
     """Part ``index`` of a :class:`LocalBatch`: the rows of one key.
 
-    ``column(name)`` is a view of the batch's array (O(1)); ``len(part)`` is its number of
-    rows.  Indexing it, or any other attribute, reads it as a frame of its library (built once
-    from the batch's arrays, so it holds the declared columns only).  Its ``repr`` shows no data."""
+    ``column(name)`` is a view of the batch's canonical column (O(1) once the batch has read it);
+    ``len(part)`` is its number of rows.  Indexing it, or any other attribute, reads it as a
+    frame of its library (built once, holding the declared columns only).  Its ``repr`` shows
+    no data."""
 
     __slots__ = ("batch", "index", "_frame")
 
@@ -217,7 +249,7 @@ class LocalPart:
 
     def column(self, name: str) -> np.ndarray:
         """The declared column ``name`` of this part (a view: callers must not modify it)."""
-        return self.batch.arrays[name][self.batch.starts[self.index]:self.batch.starts[self.index + 1]]
+        return self.batch.array(name)[self.batch.starts[self.index]:self.batch.starts[self.index + 1]]
 
     def __len__(self) -> int:
         return self.batch.starts[self.index + 1] - self.batch.starts[self.index]
@@ -225,7 +257,9 @@ class LocalPart:
     def frame(self) -> Any:
         """This part as a frame of its library (built on first use)."""
         if self._frame is None:
-            self._frame = self.batch.engine.frame_from({name: self.column(name) for name in self.batch.arrays})
+            batch, a, b = self.batch, self.batch.starts[self.index], self.batch.starts[self.index + 1]
+            self._frame = (batch.engine.slice_rows(batch.grouped, a, b) if batch.grouped is not None
+                           else batch.engine.frame_from({name: self.column(name) for name in batch.columns}))
         return self._frame
 
     def __getitem__(self, item: Any) -> Any:
@@ -238,4 +272,4 @@ class LocalPart:
 
     def __repr__(self) -> str:
         return f"LocalPart({self.batch.engine.name}, part {self.index})"
-
+# [end:local_parts]

@@ -59,6 +59,12 @@ class PandasEngine(LocalFrames):
     def take_columns(self, df: Any, names: Sequence[str]) -> Any:
         return df.iloc[:, [df.columns.get_loc(n) for n in names]]
 
+    def take_rows(self, df: Any, rows: np.ndarray) -> Any:
+        return df.take(np.asarray(rows, dtype=np.intp))
+
+    def slice_rows(self, df: Any, start: int, stop: int) -> Any:
+        return df.iloc[start:stop]
+
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
         index = self._pd().Index(list(keys))             # a hash table of the keys: str equality
         codes = np.asarray(index.get_indexer(df.iloc[:, df.columns.get_loc(name)]), dtype=np.intp)

@@ -64,6 +64,12 @@ class PolarsEngine(LocalFrames):
     def take_columns(self, df: Any, names: Sequence[str]) -> Any:
         return df.select(list(names))
 
+    def take_rows(self, df: Any, rows: np.ndarray) -> Any:
+        return df[np.asarray(rows, dtype=np.int64)]
+
+    def slice_rows(self, df: Any, start: int, stop: int) -> Any:
+        return df.slice(start, stop - start)
+
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
         pl, k = self._pl(), len(keys)
         values = df.get_column(name).cast(pl.String)     # Enum and Categorical as strings: never raises on a key
