@@ -4,57 +4,30 @@ A :class:`Backend` says which data it accepts, infers the data's domain from its
 from its values), and gives the constructors of the steps that depend on the engine: selecting
 a column, grouping, sorting, running a measurement on every group, and building a grouped
 result in the data's own library.  It may also replace any named mechanism (``mechanisms``).
-Two backends are built in: 1-D arrays, and pandas or Polars data frames (imported lazily).
-Another engine registers its own with :func:`register_backend`; a module named in
-``LAZY_BACKENDS`` is imported the first time data from its library is seen.
+Two backends are built in: 1-D data and data frames, both over the data engines of
+:mod:`opendp_duff.engines` (numpy, pandas, Polars, Spark), whose constructors dispatch on the
+domain.  Another backend registers with :func:`register_backend`.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any, Callable, Mapping, Optional, Sequence
-
-import numpy as np
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import transformations as trans
 from ..combinators.parallel import then_parallel_composition
 from ..core import Measurement, PartialConstructor
-from ..domains import VectorDomain, atom_domain, vector_domain
+from ..domains import VectorDomain
+from ..engines import Engine, engine_for
 from ..errors import MakeError, MakeTypeError
-from ..frames import DataFrameDomain, dataframe_domain
-from ..frames._backends import backend_of
+from ..frames import DataFrameDomain
 from ._mechanisms import BUILDERS
 
-__all__ = ["Backend", "ArrayBackend", "FrameBackend", "register_backend", "backend_for", "LAZY_BACKENDS"]
-
-# library (top-level module name of the data's type) -> module that registers its backend
-LAZY_BACKENDS: dict[str, str] = {"pyspark": "opendp_duff.spark"}
+__all__ = ["Backend", "ArrayBackend", "FrameBackend", "register_backend", "backend_for"]
 
 
-def library_of(data: object) -> str:
-    """The top-level module of the data's type (``"pandas"``, ``"polars"``, ``"numpy"``...)."""
-    return (type(data).__module__ or "").split(".")[0]
-
-
-def dtype_T(dtype: Any) -> Optional[type]:
-    """float, int or str for a numpy, pandas or Polars dtype; None for any other type (booleans,
-    dates...).  Only the dtype is read: object columns are taken to hold strings, as in pandas."""
-    if callable(getattr(dtype, "is_float", None)) and callable(getattr(dtype, "is_integer", None)):  # Polars
-        if dtype.is_float():
-            return float
-        if dtype.is_integer():
-            return int
-        return str if str(dtype).split("(")[0] in ("String", "Utf8", "Categorical", "Enum") else None
-    categories = getattr(dtype, "categories", None)
-    if categories is not None:                                     # a pandas categorical
-        return dtype_T(categories.dtype)
-    return {"f": float, "i": int, "u": int, "U": str, "O": str}.get(getattr(dtype, "kind", None) or "")
-
-
-def element_domain(T: type) -> Any:
-    """``atom_domain(T)`` (no bounds, no NaN), or None when this build has no such domain."""
+def _engine(data: object) -> Engine | None:
     try:
-        return atom_domain(T=T)
-    except (TypeError, ValueError):
+        return engine_for(data)
+    except MakeTypeError:
         return None
 
 
@@ -118,23 +91,11 @@ class ArrayBackend(Backend):
     name = "array"
 
     def accepts(self, data: object) -> bool:
-        if isinstance(data, np.ndarray):
-            return data.ndim == 1
-        if isinstance(data, (list, tuple)):
-            return True
-        return library_of(data) in ("pandas", "polars") and type(data).__name__ == "Series"
+        engine = _engine(data)
+        return engine is not None and not engine.is_frame(data)
 
     def domain_of(self, data: object) -> Any:
-        if isinstance(data, (list, tuple)):
-            raise MakeTypeError("a list or tuple has no schema to read its type from: pass "
-                                "domain=dp.vector_domain(dp.atom_domain(T=float)) (or T=int, T=str), "
-                                "or a numpy array")
-        T = dtype_T(getattr(data, "dtype", None))
-        elem = element_domain(T) if T is not None else None
-        if elem is None:
-            raise MakeTypeError(f"the data's dtype ({getattr(data, 'dtype', None)!s}) is not supported: "
-                                "float, integer or string data only")
-        return vector_domain(elem)
+        return engine_for(data).schema(data)
 
     def check_domain(self, domain: Any) -> None:
         if not isinstance(domain, VectorDomain):
@@ -142,24 +103,17 @@ class ArrayBackend(Backend):
 
 
 class FrameBackend(Backend):
-    """pandas and Polars DataFrames (through :mod:`opendp_duff.frames`; neither library is
-    imported here)."""
+    """Data frames of any engine (pandas, Polars, Spark; no library is imported here)."""
 
     name = "frame"
     groups = True
 
     def accepts(self, data: object) -> bool:
-        return library_of(data) in ("pandas", "polars") and type(data).__name__ == "DataFrame"
+        engine = _engine(data)
+        return engine is not None and engine.is_frame(data)
 
     def domain_of(self, data: object) -> Any:
-        schema = data.dtypes if library_of(data) == "pandas" else data.schema  # type: ignore[attr-defined]
-        columns = {}
-        for name, dtype in schema.items():
-            T = dtype_T(dtype)
-            elem = element_domain(T) if T is not None and isinstance(name, str) else None
-            if elem is not None:
-                columns[name] = elem
-        return dataframe_domain(columns)
+        return engine_for(data).schema(data)
 
     def check_domain(self, domain: Any) -> None:
         if not isinstance(domain, DataFrameDomain):
@@ -175,9 +129,7 @@ class FrameBackend(Backend):
         return then_parallel_composition(measurement)
 
     def result_frame(self, data: object, columns: dict[str, list[Any]]) -> Any:
-        backend = backend_of(data)
-        assert backend is not None   # accepts() admitted a pandas or Polars frame
-        return backend.frame_from(columns, like=data)
+        return engine_for(data).result_frame(data, columns)
 
 
 _BACKENDS: list[Backend] = [FrameBackend(), ArrayBackend()]
@@ -192,14 +144,8 @@ def register_backend(backend: Backend) -> None:
 
 def backend_for(data: object) -> Backend:
     """The backend that accepts ``data``."""
-    module = LAZY_BACKENDS.get(library_of(data))
-    if module is not None:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            raise MakeError(f"this build cannot read {library_of(data)} data ({module} is missing)") from None
     for backend in _BACKENDS:
         if backend.accepts(data):
             return backend
-    raise MakeTypeError(f"data of type {type(data).__name__} is not supported: a pandas or Polars DataFrame, "
-                        "a 1-D numpy array, a pandas or Polars Series, or a list with domain=")
+    engine_for(data)   # raises MakeTypeError, naming what is supported
+    raise MakeTypeError(f"data of type {type(data).__name__} is not supported")

@@ -55,7 +55,7 @@ def make_symmetric_to_change_one(input_domain: VectorDomain, input_metric: Metri
         (ChangeOneDistance(), 0, 2, 2)
     """
     # [proof:make_symmetric_to_change_one]
-    dataset_space(input_domain, input_metric, need_size=True)
+    dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance()")
     return Transformation(input_domain, input_domain, input_metric, ChangeOneDistance(),
@@ -93,7 +93,7 @@ def make_change_one_to_symmetric(input_domain: VectorDomain, input_metric: Metri
         (SymmetricDistance(), 6)
     """
     # [proof:make_change_one_to_symmetric]
-    dataset_space(input_domain, input_metric, need_size=True)
+    dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
     if not isinstance(input_metric, ChangeOneDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be change_one_distance()")
     return Transformation(input_domain, input_domain, input_metric, SymmetricDistance(),

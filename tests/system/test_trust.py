@@ -174,23 +174,22 @@ def test_a_queryable_refuses_an_interactive_query_before_the_data():
     assert outer.spent == 0.0 and outer.queries == 0
 
 
-@pytest.mark.slow      # imports pyspark (no session)
 def test_the_spark_grouped_release_refuses_an_interactive_or_user_built_part():
-    pytest.importorskip("pyspark")
-    from opendp_duff.spark import make_spark_grouped, spark_frame_domain
-    dom = spark_frame_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)})
-    part = spark_frame_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)}, None)
+    # one parallel composition for every engine: on a Spark frame domain (no pyspark needed to build)
+    dom = dp.dataframe_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)}, engine="spark")
+    parts = (dom, dp.symmetric_distance()) >> dp.t.then_partition_by("g", keys=[1, 2])
+    part = parts.output_domain.part_domain
     inner = dp.c.make_sequential_composition(part, dp.symmetric_distance(), PURE, d_in=1, d_out=1.0)
     with pytest.raises(MakeError, match="interactive"):
-        make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], inner >> (lambda q: (q,)))
-    from opendp_duff.spark import then_spark_count
-    library = (part, dp.symmetric_distance()) >> then_spark_count() >> dp.m.then_laplace(scale=1.0)
-    assert make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], library).certified
+        parts >> dp.c.then_parallel_composition(inner >> (lambda q: (q,)))
+    library = ((part, dp.symmetric_distance()) >> dp.t.then_select_column("x") >> dp.t.then_count()
+               >> dp.m.then_laplace(scale=1.0))
+    assert (parts >> dp.c.then_parallel_composition(library)).certified
     user = dp.Measurement(part, dp.symmetric_distance(), PURE, lambda f: 0, lambda d: d)
-    refused(lambda: make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], user))
+    refused(lambda: parts >> dp.c.then_parallel_composition(user))
     dp.enable_features("honest-but-curious")
     try:
-        assert not make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], user).certified
+        assert not (parts >> dp.c.then_parallel_composition(user)).certified
     finally:
         dp.disable_features("honest-but-curious")
 
