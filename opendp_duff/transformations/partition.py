@@ -12,6 +12,7 @@ from ..errors import MakeError
 from ..frames._backends import backend_of
 from ..frames.domain import DataFrameDomain, PartitionDomain
 from ..metrics import Metric, PartitionBound, PartitionDistance, SymmetricDistance
+from ..metrics_id import GroupedSymmetricDistance
 from .count_by_candidates import candidate_index, validate_candidates
 
 __all__ = ["make_partition_by", "then_partition_by"]
@@ -29,14 +30,15 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Contract:
         * Input domain: ``dataframe_domain(columns, size)`` with ``by`` among the columns
           (float, int or str).
-        * Input metric: ``symmetric_distance()`` (frames as multisets of rows).
+        * Input metric: ``symmetric_distance()`` (frames as multisets of rows), or
+          ``grouped_symmetric_distance((by,))`` (the output of ``make_truncate_per_group``).
         * Output domain: ``PartitionDomain(dataframe_domain(columns), keys)``: tuples of
           len(keys) frames of any size.
         * Output metric: ``partition_distance(symmetric_distance())``.
 
     Args:
         input_domain: the domain of the frames (see the contract).
-        input_metric: ``symmetric_distance()``.
+        input_metric: ``symmetric_distance()`` or ``grouped_symmetric_distance((by,))``.
         by: the name of a declared column.
         keys: a public, non-empty list, tuple or 1-d array of distinct values of the column's
             type, compared as in ``make_count_by_candidates`` (floats as float64 values, -0.0
@@ -45,7 +47,9 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Stability map:
         ``map(d_in) = (d_in, d_in, d_in)``: each row added or removed lands in at most one
         part, so at most d_in parts differ, their symmetric distances sum to at most d_in,
-        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.
+        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.  Under
+        ``grouped_symmetric_distance((by,))``: ``map((l0, l1, linf)) = (l0, l1, linf)``, the
+        parts being some of the groups the metric counts.
 
     Running time: O(n) plus the copy of the declared columns: the key column is coded
     against the keys (a hash lookup for strings, a binary search among the keys for
@@ -67,9 +71,13 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     """
     # [proof:make_partition_by]
     v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
-    v.instance("input_metric", input_metric, SymmetricDistance, "symmetric_distance()")
+    v.instance("input_metric", input_metric, (SymmetricDistance, GroupedSymmetricDistance),
+               "symmetric_distance() or grouped_symmetric_distance((by,))")
     if not isinstance(by, str) or by not in input_domain.columns:
         raise MakeError(f"by ({by!r}) must be one of the declared columns {list(input_domain.columns)!r}")
+    grouped = isinstance(input_metric, GroupedSymmetricDistance)
+    if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != (by,):
+        raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
     elem = input_domain.columns[by]
     keys = validate_candidates(keys, elem.T, name="keys")
     names = list(input_domain.columns)
@@ -91,8 +99,8 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         grouped = backend.take(backend.select(df, names), order)
         return tuple(backend.slice(grouped, starts[i], starts[i + 1]) for i in range(k))
 
-    return Transformation(input_domain, out, input_metric, PartitionDistance(input_metric), function,
-                          lambda d_in: PartitionBound(d_in, d_in, d_in))
+    return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,
+                          lambda d_in: PartitionBound(*d_in) if grouped else PartitionBound(d_in, d_in, d_in))
     # [end:make_partition_by]
 
 
