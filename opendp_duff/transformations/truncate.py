@@ -111,7 +111,7 @@ def make_truncate_per_id(input_domain: DataFrameDomain, input_metric: SymmetricI
     def function(frame: Any) -> Any:
         return truncate_local(frame, spec)
 
-    return Transformation(input_domain, DataFrameDomain(input_domain.columns, None), input_metric,
+    return Transformation(input_domain, input_domain.with_(size=None), input_metric,
                           SymmetricDistance(), function, lambda d_in: k * d_in)
     # [end:make_truncate_per_id]
 
@@ -188,7 +188,7 @@ def make_truncate_per_group(input_domain: DataFrameDomain, input_metric: Symmetr
     def function(frame: Any) -> Any:
         return truncate_local(frame, spec)
 
-    return Transformation(input_domain, DataFrameDomain(input_domain.columns, None), input_metric,
+    return Transformation(input_domain, input_domain.with_(size=None), input_metric,
                           out_metric, function, lambda d_in: PartitionBound(g * d_in, g * k * d_in, k * d_in))
     # [end:make_truncate_per_group]
 
