@@ -105,21 +105,31 @@ def kept_positions(id_codes: np.ndarray, row_hash: np.ndarray, content: Sequence
     its run of equal identifier (and group), and, grouped, fewer than ``max_groups`` groups
     precede its group in its identifier's run.  Codes are integers equal exactly when the
     values are equal and ordered as the values are."""
-    grouped = group_hash is not None
-    keys = [*reversed(content), row_hash, *reversed(group_codes)]
-    keys += [group_hash, id_codes] if grouped else [id_codes]
+    keys = [row_hash, *reversed(group_codes)]
+    keys += [id_codes] if group_hash is None else [group_hash, id_codes]
     order = np.lexsort(keys)                            # the last key is the primary one
-    n = len(order)
-    if n == 0:
+    if len(order) == 0:
         return order
+    if _ties_of_different_content(order, keys, content):   # equal hashes of different rows
+        order = np.lexsort([*reversed(content), *keys])
     new_id = _run_starts([id_codes[order]])
     new_group = _run_starts([id_codes[order], *(c[order] for c in group_codes)])
     keep = _position_in_run(new_group) < contributions
-    if grouped:
+    if group_hash is not None:
         group_number = np.cumsum(new_group)                          # 1, 2, ... over all groups
         first = group_number[np.flatnonzero(new_id)][np.cumsum(new_id) - 1]
         keep &= group_number - first < max_groups
     return np.sort(order[keep])
+
+
+def _ties_of_different_content(order: np.ndarray, keys: list[np.ndarray], content: Sequence[np.ndarray]) -> bool:
+    """Whether two rows next to each other in ``order`` agree on every key but not on content.
+    If none do, every run of rows equal on the keys has one content, and ``order`` is also
+    sorted by content within the runs; checking this spares the content keys of the sort."""
+    tied = ~_run_starts([k[order] for k in keys])[1:]
+    if not tied.any():
+        return False
+    return bool((tied & _run_starts([c[order] for c in content])[1:]).any())
 
 
 def _run_starts(columns: list[np.ndarray]) -> np.ndarray:
@@ -152,28 +162,28 @@ def canonical_array(values: Any, T: type) -> np.ndarray:
     return a
 
 
-def _codes(canonical: np.ndarray) -> np.ndarray:
-    """Integer codes equal exactly when the canonical values are equal, ordered as the values
-    (strings by code point; NaN after every number)."""
+def _codes_and_words(canonical: np.ndarray, T: type, key: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes, equal exactly when the canonical values are equal and ordered as the
+    values (strings by code point; NaN after every number), and one 64-bit word per value: the
+    canonical bits of a number, pandas' keyed SipHash of a string (over its ``unicode_escape``
+    bytes, which every Python str has; each distinct string is hashed once)."""
     pd = sys.modules["pandas"]
-    return np.asarray(pd.factorize(canonical, sort=True, use_na_sentinel=False)[0], dtype=np.int64)
-
-
-def _words(canonical: np.ndarray, T: type, key: bytes) -> np.ndarray:
-    """One 64-bit word per value: the canonical bits of a number, pandas' keyed SipHash of a
-    string (over its ``unicode_escape`` bytes, which every Python str has)."""
+    codes, uniques = pd.factorize(canonical, sort=True, use_na_sentinel=False)
+    codes = np.asarray(codes, dtype=np.int64)
     if T is not str:
-        return np.ascontiguousarray(canonical).view(np.uint64)
-    pd = sys.modules["pandas"]
-    return pd.util.hash_array(canonical, encoding="unicode_escape", hash_key=key[:8].hex(),
-                              categorize=False)
+        return codes, np.ascontiguousarray(canonical).view(np.uint64)
+    hashed = pd.util.hash_array(np.asarray(uniques, dtype=object), encoding="unicode_escape",
+                                hash_key=key[:8].hex(), categorize=False)
+    return codes, hashed[codes]
 
 
 def pandas_hashes(df: Any, spec: Truncation) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray | None]:
-    """The canonical columns, the row hashes and (grouped) the group hashes of a pandas frame."""
-    canon = {name: canonical_array(df.iloc[:, df.columns.get_loc(name)].to_numpy(), T)
-             for name, T in spec.columns}
-    words = {name: _words(canon[name], T, spec.key) for name, T in spec.columns}
+    """The codes of the canonical columns, the row hashes and (grouped) the group hashes of a
+    pandas frame."""
+    codes, words = {}, {}
+    for name, T in spec.columns:
+        canonical = canonical_array(df.iloc[:, df.columns.get_loc(name)].to_numpy(), T)
+        codes[name], words[name] = _codes_and_words(canonical, T, spec.key)
     n = len(df)
     tag = [np.full(n, _ROW, dtype=np.uint64)]
     row_hash = siphash24(tag + [words[name] for name, _ in spec.hashed], spec.key)
@@ -181,7 +191,7 @@ def pandas_hashes(df: Any, spec: Truncation) -> tuple[dict[str, np.ndarray], np.
     if spec.by:
         group = [np.full(n, _GROUP, dtype=np.uint64), words[spec.identifier]]
         group_hash = siphash24(group + [words[b] for b in spec.by], spec.key)
-    return canon, row_hash, group_hash
+    return codes, row_hash, group_hash
 # [end:pandas_hashes]
 
 
@@ -189,8 +199,7 @@ def pandas_hashes(df: Any, spec: Truncation) -> tuple[dict[str, np.ndarray], np.
 def truncate_pandas(df: Any, spec: Truncation) -> Any:
     """The kept rows of a pandas DataFrame, in their order, with the declared columns only
     and a fresh RangeIndex."""
-    canon, row_hash, group_hash = pandas_hashes(df, spec)
-    codes = {name: _codes(values) for name, values in canon.items()}
+    codes, row_hash, group_hash = pandas_hashes(df, spec)
     kept = kept_positions(codes[spec.identifier], row_hash, [codes[name] for name, _ in spec.hashed],
                           spec.contributions, [codes[b] for b in spec.by], group_hash, spec.max_groups)
     columns = [df.columns.get_loc(name) for name in spec.names]
