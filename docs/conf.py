@@ -32,6 +32,8 @@ extensions = [
     "sphinx.ext.mathjax",
     "proofs_site",            # docs/_ext/proofs_site.py: the proofs page and the proof PDFs
     "api_docstrings",         # docs/_ext/api_docstrings.py: short entries for then_x
+    "citations",              # docs/_ext/citations.py: [KEY] links to its entry in references
+    "command_lines",          # docs/_ext/command_lines.py: shell blocks wrap between words
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -57,7 +59,8 @@ napoleon_custom_sections = ["Contract", "Privacy map", "Stability map", "Proof",
 
 html_theme = "alabaster"
 html_title = f"opendp_duff {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]           # code blocks wrap (shell) or scroll (Python) at any width
 html_show_sourcelink = False
 html_theme_options = {
     "description": "Composable differential privacy with the Duff exponential mechanism",

@@ -7,15 +7,18 @@ and smooth-sensitivity noise.
 >>> count.map(1)
 1.0
 """
-from . import audit, c, m, samplers, smooth, t
+from typing import TYPE_CHECKING
+
+from . import c, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
 from .context import Context, Query, loss_of, unit_of
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
-from .errors import (BudgetExceeded, ChainError, DomainMismatch, MakeError, MakeTypeError, MapError,
-                     MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
+from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabled, MakeError, MakeTypeError,
+                     MapError, MeasureMismatch, MetricMismatch, NotAMember, NotAMemberTypeError,
                      NotAMemberValueError)
+from .features import disable_features, enable_features, enabled_features
 from .frames import DataFrameDomain, PartitionDomain, dataframe_domain
 from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
                        smoothed_max_divergence, zero_concentrated_divergence)
@@ -28,6 +31,23 @@ from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_q
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
 
 __version__ = "0.1.0"
+
+# Loaded on first use (``dp.audit``): most programs never audit, and the audit modules are a fifth
+# of the package's import time.  scipy is imported only inside the functions that need it.
+_LAZY_MODULES = ("audit",)
+if TYPE_CHECKING:
+    from . import audit
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_MODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES))
 
 __all__ = [
     # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms
@@ -46,7 +66,9 @@ __all__ = [
     # errors
     "ChainError", "DomainMismatch", "MetricMismatch", "MeasureMismatch", "MakeError",
     "MakeTypeError", "MapError", "BudgetExceeded", "NotAMember", "NotAMemberTypeError",
-    "NotAMemberValueError",
+    "NotAMemberValueError", "FeatureNotEnabled",
+    # consent to what weakens the guarantees
+    "enable_features", "disable_features", "enabled_features",
     # inspection of the Duff utility and of smooth sensitivity (not private releases)
     "StepFunction", "duff_utility", "smooth_sensitivity_median", "smooth_sensitivity_quantile",
     "smooth_sensitivity_rounding_slack", "smooth_sensitivity_trimmed_mean",

@@ -172,8 +172,11 @@ def _from_ndarray(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal | 
     if a.size == 0:                          # no element to check, whatever dtype numpy guessed
         return np.zeros(0, dtype=_EMPTY_DTYPES[T]), None
     if T is str:
-        if kind in "UT":                     # fixed-width or variable-width numpy strings
-            return a.astype(object), None    # each element a Python str
+        if kind == "U" or (kind == "T" and not hasattr(a.dtype, "na_object")):
+            return a.astype(object), None    # numpy strings without a missing value: each a Python str
+        if kind == "T":                      # StringDType(na_object=...): a missing value is not a str
+            obj = a.astype(object)
+            return _from_items(T, obj.tolist(), obj)
         if kind == "O":
             return _from_items(T, a.tolist(), a)
         return _type(_elements_requirement(T) + f"; the array holds {_DTYPE_KINDS.get(kind, 'other values')}")

@@ -6,11 +6,24 @@ the input domain to *admit* the data, which refuses a non-member with a
 function runs and before any randomness is drawn.  So the function is only ever invoked on
 a member, which is what every proof assumes.  The stored function is private (``_function``);
 the public ``function`` is ``__call__`` itself, so no public path reaches it without admission.
+
+Each object records two facts that the compositors read before they run anything:
+
+* ``certified``: the library built it, from its own constructors only.  An object is
+  certified when the code that constructs it is a module of opendp_duff (not attrs' helpers,
+  not the caller's code), and a combinator's result is certified only if every part is
+  (:func:`_derived`).  A user-written function or map is therefore never certified, and the
+  compositors run it only with the feature "honest-but-curious" (``docs/threat-model.md``).
+* ``interactive`` (measurements): the release answers further queries (a
+  :class:`~opendp_duff.Queryable`).  Chains and post-processing keep it; the non-interactive
+  compositors refuse it.
 """
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Protocol, Union
+import sys
+from types import FrameType
+from typing import Any, Callable, Protocol, TypeVar, Union
 
 import attrs
 
@@ -18,7 +31,10 @@ from .errors import DomainMismatch, MakeTypeError, MetricMismatch
 from .samplers import check_entropy
 
 __all__ = ["Domain", "Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
-           "make_chain_mt", "make_chain_pm", "then"]
+           "make_chain_mt", "make_chain_pm", "then", "certified"]
+
+_LIBRARY = __name__.split(".")[0]
+_ATTRS = ("attr", "attrs")          # attrs.evolve builds a copy through __init__: look past it
 
 
 class Domain(Protocol):
@@ -64,8 +80,29 @@ class PartialConstructor:
         return f"PartialConstructor({self.name})"
 
 
+class _Called:
+    """What Transformation and Measurement share: the public ``function`` behind admission, and
+    the certificate recorded when they are constructed (see the module docstring)."""
+
+    __slots__ = ()
+    __call__: Callable[[Any], Any]      # each subclass's: admission, then the stored function
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_certified", _built_by_library())
+
+    @property
+    def function(self) -> Callable[[Any], Any]:
+        """The function behind admission: ``x.function(data)`` admits ``data`` first, as ``x(data)``."""
+        return self.__call__
+
+    @property
+    def certified(self) -> bool:
+        """Whether the library built this object, and every part of it."""
+        return certified(self)
+
+
 @attrs.frozen(eq=False)
-class Transformation:
+class Transformation(_Called):
     """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
 
     Built by the ``make_x`` constructors of :mod:`opendp_duff.transformations`, which prove
@@ -79,6 +116,7 @@ class Transformation:
             callable is private (``_function``, given to the constructor as ``function``);
             the library calls it only on data already admitted.
         stability_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
+        certified: whether the library built it (see the module docstring); read-only.
     """
 
     input_domain: Domain
@@ -87,11 +125,7 @@ class Transformation:
     output_metric: Any
     _function: Callable[[Any], Any]
     stability_map: Callable[[Any], Any]
-
-    @property
-    def function(self) -> Callable[[Any], Any]:
-        """The function behind admission: ``t.function(x)`` admits ``x`` first, as ``t(x)``."""
-        return self.__call__
+    _certified: bool = attrs.field(init=False, default=False, repr=False)
 
     # [proof:transformation_call]
     def __call__(self, data: object) -> Any:
@@ -125,7 +159,7 @@ class Transformation:
 
 
 @attrs.frozen(eq=False)
-class Measurement:
+class Measurement(_Called):
     """A randomised function with a privacy map: on inputs within ``d_in`` under
     ``input_metric`` it is ``privacy_map(d_in)``-private under ``output_measure``.
 
@@ -138,6 +172,9 @@ class Measurement:
             ``function``); the library calls it only on data already admitted.
         privacy_map: ``d_in -> d_out``, called by :meth:`map` on a validated ``d_in``.
         output_law: optional, data -> the exact law of the release (used by the audit).
+        interactive: whether the release answers further queries (a Queryable); keyword-only,
+            False by default.
+        certified: whether the library built it (see the module docstring); read-only.
     """
 
     input_domain: Domain
@@ -146,11 +183,8 @@ class Measurement:
     _function: Callable[[Any], Any]
     privacy_map: Callable[[Any], Any]
     output_law: Callable[[Any], Any] | None = None
-
-    @property
-    def function(self) -> Callable[[Any], Any]:
-        """The function behind admission: ``m.function(x)`` admits ``x`` first, as ``m(x)``."""
-        return self.__call__
+    interactive: bool = attrs.field(default=False, kw_only=True, validator=attrs.validators.instance_of(bool))
+    _certified: bool = attrs.field(init=False, default=False, repr=False)
 
     # [proof:measurement_call]
     def __call__(self, data: object) -> Any:
@@ -182,12 +216,42 @@ class Measurement:
         return make_chain_pm(other, self)
 
 
+# [proof:certified]
+def _built_by_library() -> bool:
+    """Whether the object being initialised is constructed by the library's own code: the
+    first frame above its ``__init__`` that is not attrs' (``attrs.evolve``) runs in a module
+    of opendp_duff.  Called only from ``__attrs_post_init__``."""
+    frame: FrameType | None = sys._getframe(3)   # this <- __attrs_post_init__ <- __init__ <- constructor
+    while frame is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] in _ATTRS:
+        frame = frame.f_back
+    module = "" if frame is None else str(frame.f_globals.get("__name__", ""))
+    return module == _LIBRARY or module.startswith(_LIBRARY + ".")
+
+
+def certified(obj: object) -> bool:
+    """Whether ``obj`` is a Transformation or Measurement (not a subclass) that the library built
+    from its own constructors only."""
+    return type(obj) in (Transformation, Measurement) and bool(obj._certified)  # type: ignore[attr-defined]
+
+
+T = TypeVar("T", Transformation, Measurement)
+
+
+def _derived(built: T, *parts: object) -> T:
+    """``built`` (just constructed by a combinator) is certified only if every part is: a
+    combinator is as trustworthy as what it combines.  Returns ``built``."""
+    object.__setattr__(built, "_certified", certified(built) and all(certified(p) for p in parts))
+    return built
+# [end:certified]
+
+
 # [proof:fit]
 def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
          domain_hint: str = "", metric_hint: str = "") -> None:
-    if out_domain != in_domain:
+    # the exact type first: a subclass could redefine == (and Python would ask it first)
+    if type(out_domain) is not type(in_domain) or out_domain != in_domain:
         raise DomainMismatch(out_domain, in_domain, domain_hint)
-    if out_metric != in_metric:
+    if type(out_metric) is not type(in_metric) or out_metric != in_metric:
         raise MetricMismatch(out_metric, in_metric, metric_hint)
 # [end:fit]
 
@@ -222,9 +286,9 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
     """
     _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
     f0, f1, m0, m1 = t0._function, t1._function, t0.stability_map, t1.stability_map
-    return Transformation(
+    return _derived(Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
-        lambda x: f1(f0(x)), lambda d: m1(m0(d)))
+        lambda x: f1(f0(x)), lambda d: m1(m0(d))), t0, t1)
 # [end:make_chain_tt]
 
 
@@ -258,8 +322,8 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
     _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0._function, m1._function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
-    return Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
-                       lambda x: f1(f0(x)), lambda d: p1(s0(d)), law)
+    return _derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
+                                lambda x: f1(f0(x)), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
 # [end:make_chain_mt]
 
 
@@ -276,7 +340,9 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
         m0: the measurement.
 
     Privacy map:
-        ``map(d_in) = m0.map(d_in)`` (post-processing cannot increase the privacy loss).
+        ``map(d_in) = m0.map(d_in)`` (post-processing cannot increase the privacy loss).  The
+        result is as certified and as interactive as ``m0``.  An error ``post`` raises may carry
+        the release: a compositor charges the query before it runs, so that costs the budget too.
 
     Proof: ``proofs/core/make_chain_pm.tex``.
 
@@ -290,8 +356,9 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
         0.5
     """
     f0 = m0._function
-    return Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
-                       lambda x: post(f0(x)), m0.privacy_map)
+    # post-processing cannot increase the loss: the result is as certified, and as interactive, as m0
+    return _derived(Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
+                                lambda x: post(f0(x)), m0.privacy_map, interactive=m0.interactive), m0)
 # [end:make_chain_pm]
 
 

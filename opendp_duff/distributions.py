@@ -27,7 +27,6 @@ from typing import Any
 
 import attrs
 import numpy as np
-from scipy import integrate, special
 
 from ._symmetric_law import SIGMA_MAX, SymmetricLaw
 from ._symmetric_law import as_array as _as_array
@@ -73,6 +72,7 @@ class LaplaceLogNormal(SymmetricLaw):
         return sorted({p for p in pts if -_Y_LIMIT < p < _Y_LIMIT})
 
     def _integral(self, x: float, with_density: bool) -> float:
+        from scipy import integrate  # imported when used: scipy is slow to load
         s = self.sigma
 
         def integrand(y: float) -> float:
@@ -141,11 +141,13 @@ class UniformLogNormal(SymmetricLaw):
 
     def logpdf(self, z: Any) -> Any:
         """log f(z) = sigma^2/2 - log 2 + log Phibar(log|z|/sigma + sigma)."""
+        from scipy import special  # imported when used: scipy is slow to load
         z = _as_array(z)
         _, y0 = self._log_y0(np.abs(z))
         return _result(z, self.sigma ** 2 / 2 - math.log(2.0) + special.log_ndtr(-(y0 + self.sigma)))
 
     def _sf_pos(self, x: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         s = self.sigma
         log_x, y0 = self._log_y0(_as_array(x))
         a = special.log_ndtr(-y0)                                   # log Phibar(y0)
@@ -197,6 +199,7 @@ class ArsinhNormal(SymmetricLaw):
         return _result(z, -0.5 * _LOG_2PI - 0.5 * y * y - jac)
 
     def _sf_pos(self, x: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         return special.ndtr(-self._y_and_log_jacobian(_as_array(x))[0])
 
     def variance(self) -> float:
@@ -232,6 +235,7 @@ class StudentT(SymmetricLaw):
         return _noise.student_t_cutoff(self.d)
 
     def logpdf(self, z: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         d = self.d
         z = _as_array(z)
         const = special.gammaln((d + 1) / 2) - special.gammaln(d / 2) - 0.5 * math.log(math.pi * d)
@@ -243,6 +247,7 @@ class StudentT(SymmetricLaw):
         return _result(z, const - (d + 1) / 2 * log1p_r)
 
     def _sf_pos(self, x: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         d = self.d
         with np.errstate(over="ignore"):
             r = (_as_array(x) / math.sqrt(d)) ** 2
@@ -301,6 +306,7 @@ class PolynomialTail(SymmetricLaw):
         return _result(z, math.log(self.normalizer) - log_den)
 
     def _sf_pos(self, x: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         g = self.gamma
         a = 1.0 / g
         x = _as_array(x)
@@ -363,6 +369,7 @@ class Gaussian(SymmetricLaw):
         return _result(z, -0.5 * z * z - 0.5 * _LOG_2PI - math.log(self.sigma))
 
     def _sf_pos(self, x: Any) -> Any:
+        from scipy import special  # imported when used: scipy is slow to load
         return special.ndtr(-_as_array(x) / self.sigma)
 
     def variance(self) -> float:

@@ -24,7 +24,9 @@ __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
 class AtomDomain:
     """Single values of type ``T`` (float, int or str), optionally within closed ``bounds``.
 
-    Build it with :func:`atom_domain`, which validates the fields.
+    Build it with :func:`atom_domain`.  The fields are validated however the domain is built
+    (directly, by :func:`atom_domain` or by ``attrs.evolve``), with the errors listed there:
+    a domain that held NaN together with bounds, say, would admit values outside its bounds.
 
     Members:
         * ``T=float``: Python floats, numpy float16/32/64, and integers k (Python or numpy)
@@ -41,6 +43,22 @@ class AtomDomain:
     T: type
     bounds: tuple[Any, Any] | None = None
     nan: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        T, bounds, nan = self.T, self.bounds, self.nan
+        if T not in (float, int, str):
+            raise MakeTypeError(f"T ({T!r}) must be float, int or str")
+        if T is str and bounds is not None:
+            raise MakeError(f"bounds ({bounds!r}) are not defined for T=str")
+        if bounds is not None:
+            object.__setattr__(self, "bounds", v.bounds("bounds", bounds, T))   # finite, lo <= hi, of type T
+        if not isinstance(nan, (bool, np.bool_)):
+            raise MakeTypeError(f"nan ({nan!r}) must be a bool")
+        if nan and T is not float:
+            raise MakeError("nan (True) is only meaningful for T=float")
+        if nan and bounds is not None:
+            raise MakeError("nan (True) cannot be combined with bounds: NaN is outside every interval")
+        object.__setattr__(self, "nan", bool(nan))
 
     def __repr__(self) -> str:
         parts = [f"T={self.T.__name__}"]
@@ -101,26 +119,15 @@ def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = No
         >>> dp.atom_domain(T=str).member("N"), dp.atom_domain(T=str).member(b"N")
         (True, False)
     """
-    if T not in (float, int, str):
-        raise MakeTypeError(f"T ({T!r}) must be float, int or str")
-    if T is str and bounds is not None:
-        raise MakeError(f"bounds ({bounds!r}) are not defined for T=str")
-    if bounds is not None:
-        bounds = v.bounds("bounds", bounds, T)
-    if not isinstance(nan, (bool, np.bool_)):
-        raise MakeTypeError(f"nan ({nan!r}) must be a bool")
-    if nan and T is not float:
-        raise MakeError("nan (True) is only meaningful for T=float")
-    if nan and bounds is not None:
-        raise MakeError("nan (True) cannot be combined with bounds: NaN is outside every interval")
-    return AtomDomain(T, bounds, bool(nan))
+    return AtomDomain(T, bounds, nan)   # type: ignore[arg-type]  # the class validates (and converts) its fields
 
 
 @attrs.frozen(repr=False)
 class VectorDomain:
     """Vectors (datasets) whose elements are members of ``element_domain``.
 
-    Build it with :func:`vector_domain`, which validates the fields.
+    Build it with :func:`vector_domain`.  The fields are validated however the domain is
+    built, with the errors listed there.
 
     Members: a list, a tuple, a 1-d numpy array, a 1-d array-like with ``__array__`` (a
     pandas Series) or a Polars Series, each element a member of ``element_domain``; object
@@ -135,6 +142,20 @@ class VectorDomain:
     element_domain: AtomDomain
     size: int | None = None
     sorted: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        element_domain, size, sorted = self.element_domain, self.size, self.sorted
+        v.instance("element_domain", element_domain, AtomDomain, "an AtomDomain")
+        if size is not None:
+            size = v.number("size", size, integer=True, nonneg=True)
+            if size > EXACT_INT_BOUND:
+                raise MakeError(f"size ({size!r}) must be at most 2^53: no dataset has more records")
+            object.__setattr__(self, "size", size)
+        if not isinstance(sorted, (bool, np.bool_)):
+            raise MakeTypeError(f"sorted ({sorted!r}) must be a bool")
+        if sorted and element_domain.T is str:
+            raise MakeError("sorted (True) is only defined for numbers, not for T=str")
+        object.__setattr__(self, "sorted", bool(sorted))
 
     def __repr__(self) -> str:
         parts = [repr(self.element_domain)]
@@ -192,13 +213,4 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
         >>> dom.member([0.1, 0.5]), dom.member([0.5, 0.1]), dom.member(0.5)
         (True, False, False)
     """
-    v.instance("element_domain", element_domain, AtomDomain, "an AtomDomain")
-    if size is not None:
-        size = v.number("size", size, integer=True, nonneg=True)
-        if size > EXACT_INT_BOUND:
-            raise MakeError(f"size ({size!r}) must be at most 2^53: no dataset has more records")
-    if not isinstance(sorted, (bool, np.bool_)):
-        raise MakeTypeError(f"sorted ({sorted!r}) must be a bool")
-    if sorted and element_domain.T is str:
-        raise MakeError("sorted (True) is only defined for numbers, not for T=str")
-    return VectorDomain(element_domain, size, bool(sorted))
+    return VectorDomain(element_domain, size, sorted)   # the class validates its fields

@@ -3,9 +3,10 @@
 Two families, for two moments:
 
 * Building: a constructor or a map refuses a *public* parameter (:class:`MakeError`,
-  :class:`MakeTypeError`, :class:`MapError`) or two pieces that do not fit together
-  (:class:`ChainError` and its subclasses).  These messages name the parameter and show its
-  value, which is public.
+  :class:`MakeTypeError`, :class:`MapError`), two pieces that do not fit together
+  (:class:`ChainError` and its subclasses), a query beyond the budget (:class:`BudgetExceeded`)
+  or something that needs a consent switch (:class:`FeatureNotEnabled`).  These messages name
+  the parameter and show its value, which is public.
 * Running: ``Transformation.__call__`` and ``Measurement.__call__`` refuse data that is not a
   member of the input domain (:class:`NotAMemberTypeError`, :class:`NotAMemberValueError`,
   both :class:`NotAMember`), before the function runs and before any randomness is drawn.
@@ -18,8 +19,8 @@ know the standard hierarchy still catch them.
 """
 from __future__ import annotations
 
-__all__ = ["MakeError", "MakeTypeError", "MapError", "BudgetExceeded", "ChainError", "DomainMismatch",
-           "MetricMismatch", "MeasureMismatch", "NotAMember", "NotAMemberTypeError",
+__all__ = ["MakeError", "MakeTypeError", "MapError", "BudgetExceeded", "FeatureNotEnabled", "ChainError",
+           "DomainMismatch", "MetricMismatch", "MeasureMismatch", "NotAMember", "NotAMemberTypeError",
            "NotAMemberValueError"]
 
 
@@ -40,6 +41,24 @@ class BudgetExceeded(MakeError):
 
     Raised before the query touches the data; nothing is charged.  The message shows the
     query's budget and what remains (public numbers)."""
+
+
+class FeatureNotEnabled(MakeError):
+    """Something that weakens the library's guarantees was asked for without consent.
+
+    The message names the feature (``"insecure-randomness"``, ``"honest-but-curious"``) and
+    how to turn it on: ``opendp_duff.enable_features(name)``.  Raised before any data is read.
+
+    Args:
+        feature: the feature's name.
+        what: what was refused (public).
+    """
+
+    def __init__(self, feature: str, what: str) -> None:
+        self.feature = feature
+        super().__init__(f"{what} needs the feature {feature!r}, which weakens the privacy guarantees; "
+                         f"turn it on explicitly with opendp_duff.enable_features({feature!r}) "
+                         "(see docs/threat-model.md)")
 
 
 class ChainError(ValueError):

@@ -12,9 +12,16 @@
   0.0 and every missing float as one value, ordered as the truncation kernels order content),
   ``id_distance`` (persons added or removed), ``grouped_distance`` (the triple (l0, l1, linf)
   over groups) and ``reference_truncation`` (what a truncation keeps, given its hashes).
+* ``missing(tool, ...)`` and ``missing_libraries(code)``: why a test that needs optional tools
+  (Chromium, TeX, Sphinx, Spark, pandas, Polars, matplotlib), or example code that imports
+  optional libraries, cannot run here: the skip reason, "" when it can.
 """
 import functools
+import importlib.util
 import math
+import os
+import re
+import shutil
 import sys
 from collections import Counter
 from decimal import Decimal, localcontext
@@ -139,3 +146,50 @@ def reference_truncation(rows, row_hash, id_index, k, group_hash=None, by_indexe
         for key in chosen:
             kept.update(r for _, r in sorted(groups[key])[:k])
     return kept
+
+
+
+# --------------------------------------------------------------------------- optional tools
+# tool -> (is it here?, what to install).  Each is optional for the test suite: a test that
+# needs a missing one skips with the reason, unless CI requires it (REQUIRE, tests/conftest.py).
+TOOLS = {
+    "chromium": (lambda: chromium() is not None, "headless Chromium (Debian: chromium)"),
+    "tex": (lambda: bool(shutil.which("latexmk") and shutil.which("pdflatex")),
+            "the TeX toolchain, latexmk and pdflatex (Debian: latexmk, texlive-latex-recommended)"),
+    "sphinx": (lambda: _importable("sphinx") and _importable("myst_parser"), "Sphinx and myst-parser (the docs extra)"),
+    "spark": (lambda: _importable("pyspark") and bool(shutil.which("java") or os.environ.get("JAVA_HOME")),
+              "pyspark and a Java runtime (the spark extra; Debian: openjdk-17-jre-headless)"),
+    "pandas": (lambda: _importable("pandas"), "pandas (the pandas extra)"),
+    "polars": (lambda: _importable("polars"), "Polars (the polars extra)"),
+    "matplotlib": (lambda: _importable("matplotlib"), "matplotlib (the plots extra)"),
+}
+# the variable that CI sets (.ci/run) -> the tools it requires: a missing one stops the session
+REQUIRE = {
+    "OPENDP_DUFF_REQUIRE_BROWSER": ("chromium",),
+    "OPENDP_DUFF_REQUIRE_TEX": ("tex",),
+    "OPENDP_DUFF_REQUIRE_SPHINX": ("sphinx",),
+    "OPENDP_DUFF_REQUIRE_SPARK": ("spark",),
+    "OPENDP_DUFF_REQUIRE_EXTRAS": ("pandas", "polars", "matplotlib"),
+}
+OPTIONAL_IMPORT = re.compile(r"^(?:>>> |\.\.\. )?[ \t]*(?:import [^\n#]*?|from )\b(pandas|polars|matplotlib)\b", re.M)
+
+
+def _importable(name):
+    return importlib.util.find_spec(name) is not None
+
+
+def chromium():
+    """The path of the Chromium executable, or None."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def missing(*tools):
+    """Why a test that needs ``tools`` (names of TOOLS) cannot run here: "needs ..." naming the
+    missing ones and what to install, or "" when all are here."""
+    absent = [TOOLS[tool][1] for tool in tools if not TOOLS[tool][0]()]
+    return "needs " + "; ".join(absent) if absent else ""
+
+
+def missing_libraries(code):
+    """``missing(...)`` for the optional libraries that ``code`` (a script or a doctest) imports."""
+    return missing(*sorted(set(OPTIONAL_IMPORT.findall(code))))

@@ -60,3 +60,30 @@ def test_int_domains_are_64_bit():
     assert vec.member(np.array([5], dtype=np.uint64))
     t = dp.t.make_sort(vec, dp.symmetric_distance())
     assert t([2 ** 62, 1]).tolist() == [1, 2 ** 62]
+
+
+def test_the_domain_classes_validate_their_fields_however_built():
+    """atom_domain's checks are the class's: a direct AtomDomain (or attrs.evolve) cannot hold NaN
+    together with bounds, which would admit values outside the bounds."""
+    import attrs
+    from opendp_duff.errors import MakeError, MakeTypeError
+    with pytest.raises(MakeError, match="nan"):
+        dp.AtomDomain(float, (0.0, 1.0), True)
+    with pytest.raises(MakeError, match="nan"):
+        attrs.evolve(dp.atom_domain(T=float, bounds=(0.0, 1.0)), nan=True)
+    with pytest.raises(MakeError, match="lo <= hi"):
+        dp.AtomDomain(float, (1.0, 0.0))
+    with pytest.raises(MakeError):
+        dp.AtomDomain(float, (0.0, math.nan))
+    with pytest.raises(MakeError, match="only meaningful"):
+        dp.AtomDomain(int, None, True)
+    with pytest.raises(MakeTypeError):
+        dp.AtomDomain(bool)
+    with pytest.raises(MakeError):
+        dp.VectorDomain(dp.atom_domain(T=str), sorted=True)
+    with pytest.raises(MakeError):
+        dp.VectorDomain(dp.atom_domain(T=float), size=-1)
+    with pytest.raises(MakeTypeError):
+        dp.VectorDomain("float")
+    assert dp.AtomDomain(float, (0, 1)) == dp.atom_domain(T=float, bounds=(0.0, 1.0))   # converted alike
+    assert dp.AtomDomain(float, None, True).member(math.nan)

@@ -106,3 +106,19 @@ def test_numeric_constructors_refuse_strings():
         with pytest.raises((TypeError, ValueError)):
             space >> then
     assert (space >> dp.t.then_count())(["a", "b"]) == 2
+
+
+def test_numpy_strings_with_a_missing_value_are_refused():
+    """StringDType(na_object=...) can hold a missing value, which is not a string."""
+    for na in (None, np.nan, "__NA__"):
+        dtype = np.dtypes.StringDType(na_object=na)
+        with_missing = np.array(["a", na, SECRET], dtype=dtype)
+        if na == "__NA__":           # a string sentinel is itself a string: a member
+            assert VEC.admit(with_missing).tolist() == ["a", "__NA__", SECRET]
+            continue
+        with pytest.raises(NotAMemberTypeError) as info:
+            VEC.admit(with_missing)
+        assert SECRET not in str(info.value)
+        assert VEC.admit(np.array(["a", SECRET], dtype=dtype)).tolist() == ["a", SECRET]
+    plain = np.array(["a", SECRET], dtype=np.dtypes.StringDType())
+    assert VEC.admit(plain).tolist() == ["a", SECRET]

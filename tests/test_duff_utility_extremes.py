@@ -7,6 +7,7 @@ digits for the widths, ``fractions`` for level / scale), never with the float pa
 must also be the law that ``sample`` draws from: with no piece of positive width, a point mass
 at the left end of a highest-level piece.  Nothing here is statistical.
 """
+import functools
 import math
 import sys
 from decimal import Decimal, localcontext
@@ -33,6 +34,7 @@ CASES = {
 }
 
 
+@functools.lru_cache(maxsize=None)       # the same widths recur under every scale
 def exact_log_width(a, b):
     with localcontext() as ctx:
         ctx.prec = 2000
@@ -120,6 +122,7 @@ def test_negative_or_nan_scale_is_refused():
             sf.cdf(0.5, bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [TINY, 1.0, MAX])
 def test_duff_median_on_the_whole_float_line(scale):
     sf = duff_utility(np.array([-1e308, 0.0, 1e308]), "median", bounds=(-MAX, MAX))

@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from opendp_duff.duff_utility import quantile_rational
 
@@ -25,6 +26,7 @@ def check(alpha, n):
         assert math.ceil(alpha * m) == -((-P * m) // Q), (alpha, n, m)
 
 
+@pytest.mark.slow
 def test_exhaustive_small_denominators():
     for den in range(2, 41):
         for num in range(1, den):

@@ -15,7 +15,6 @@ from fractions import Fraction
 from typing import Protocol
 
 import numpy as np
-from scipy import optimize
 
 from .._constants import INF
 from ..distributions import Gaussian
@@ -93,6 +92,7 @@ class QuadraturePart:
         def neg(t: float) -> float:
             v = a.at(t) - b.at(t)
             return -v if math.isfinite(v) else INF
+        from scipy import optimize  # imported when used: scipy is slow to load
         with np.errstate(all="ignore"):
             res = optimize.minimize_scalar(neg, bounds=(lo, hi), method="bounded",
                                            options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
@@ -155,6 +155,7 @@ class QuadraturePart:
         lo, hi = float(z[max(k - 1, 0)]), float(z[min(k + 1, z.size - 1)])
         peak = float(z[k])
         if hi > lo:
+            from scipy import optimize  # imported when used: scipy is slow to load
             with np.errstate(all="ignore"):
                 res = optimize.minimize_scalar(neg_g, bounds=(lo, hi), method="bounded",
                                                options={"xatol": 1e-12 * max(1.0, abs(lo), abs(hi))})
@@ -184,6 +185,7 @@ class QuadraturePart:
 
         def fn(t: float) -> float:
             return a.at(t) - b.at(t) - eps
+        from scipy import optimize  # imported when used: scipy is slow to load
         for i in idx[:16]:
             try:
                 roots.append(float(optimize.brentq(fn, z[i], z[i + 1], xtol=1e-14, rtol=1e-14)))

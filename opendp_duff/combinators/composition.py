@@ -1,15 +1,45 @@
-"""make_composition: sequential, non-adaptive composition."""
+"""make_composition: sequential, non-adaptive composition; and what every compositor refuses
+to run (:func:`check_part`)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..core import Measurement
-from ..errors import DomainMismatch, MakeError, MakeTypeError, MeasureMismatch, MetricMismatch
+from ..core import Measurement, _derived, _fit, certified
+from ..errors import MakeError, MakeTypeError, MeasureMismatch
+from ..features import require
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 
-__all__ = ["make_composition"]
+__all__ = ["make_composition", "check_part", "same_measure"]
 
 COMPOSABLE = (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)
+
+
+# [proof:check_part]
+def check_part(measurement: Measurement, what: str) -> None:
+    """Refuse, before any data is read, a measurement that a compositor must not run.
+
+    * An interactive one (its release answers further queries, e.g. a compositor, however
+      wrapped): running it inside another compositor would interleave two interactive
+      mechanisms, which is concurrent composition [VW21], not covered by the compositors' proofs
+      (MakeError).
+    * One that the library did not build, or that has a part the library did not build (a
+      user-written function or map), unless the feature "honest-but-curious" is on
+      (FeatureNotEnabled).
+
+    ``what`` names the measurement in the message (public).
+    """
+    if measurement.interactive:
+        raise MakeError(f"{what} is interactive (it releases something that answers queries): nesting it in "
+                        "a compositor would be concurrent composition, which is not supported")
+    if not certified(measurement):
+        require("honest-but-curious", f"{what}, which the library did not build (a user-written function or "
+                                      "map),")
+
+
+def same_measure(first: Any, other: Any) -> bool:
+    """Whether two measures are the same, exact type included (a subclass could redefine ==)."""
+    return type(first) is type(other) and first == other
+# [end:check_part]
 
 
 def make_composition(measurements: Sequence[Measurement]) -> Measurement:
@@ -25,7 +55,10 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
 
     Args:
         measurements: a non-empty list or tuple of Measurements with the same input domain,
-            input metric and output measure (privacy profiles compose after ``make_fix_delta``).
+            input metric and output measure (privacy profiles compose after ``make_fix_delta``),
+            none interactive (MakeError: that would be concurrent composition, [VW21]), all
+            built by the library unless the feature "honest-but-curious" is on
+            (:func:`check_part`).  The result is certified iff every part is.
 
     Privacy map:
         The sum of the parts' maps at the same d_in, rounded up: epsilon = sum epsilon_i,
@@ -48,16 +81,15 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
     for i, m in enumerate(measurements):
         if not isinstance(m, Measurement):
             raise MakeTypeError(f"measurements[{i}] ({m!r}) must be a Measurement")
+        check_part(m, f"measurements[{i}]")
     first = measurements[0]
     if not isinstance(first.output_measure, COMPOSABLE):
         raise MakeError(f"output_measure ({first.output_measure!r}) does not compose here; "
                         "convert it first (for example with make_fix_delta)")
     for m in measurements[1:]:
-        if m.input_domain != first.input_domain:
-            raise DomainMismatch(first.input_domain, m.input_domain, "composition needs one input domain")
-        if m.input_metric != first.input_metric:
-            raise MetricMismatch(first.input_metric, m.input_metric, "composition needs one input metric")
-        if m.output_measure != first.output_measure:
+        _fit(first.input_domain, first.input_metric, m.input_domain, m.input_metric,
+             "composition needs one input domain", "composition needs one input metric")
+        if not same_measure(first.output_measure, m.output_measure):
             raise MeasureMismatch(first.output_measure, m.output_measure, "composition needs one measure")
     functions = [m._function for m in measurements]
     maps = [m.privacy_map for m in measurements]
@@ -69,5 +101,6 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
     def privacy_map(d_in):
         return measure.compose([p(d_in) for p in maps])
 
-    return Measurement(first.input_domain, first.input_metric, measure, function, privacy_map)
+    return _derived(Measurement(first.input_domain, first.input_metric, measure, function, privacy_map),
+                    *measurements)
     # [end:make_composition]

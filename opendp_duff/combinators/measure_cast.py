@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any, Callable
 
 from .. import _validate as v
 from .. import _estimates as est
 from .. import arithmetic as ar
-from ..core import Measurement
+from ..core import Measurement, _derived
 from ..errors import MakeError, MakeTypeError
 from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
@@ -24,6 +25,16 @@ def _need(meas: object, measure_cls: type, name: str) -> Measurement:
     if not isinstance(meas.output_measure, measure_cls):
         raise MakeError(f"measurement's output_measure ({meas.output_measure!r}) must be {name}")
     return meas
+
+
+# [proof:cast]
+def _cast(measurement: Measurement, measure: Any, privacy_map: Callable[[Any], Any]) -> Measurement:
+    """The same function (and interactivity) under another measure and map; certified iff
+    ``measurement`` is."""
+    return _derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
+                                measurement._function, privacy_map, interactive=measurement.interactive),
+                    measurement)
+# [end:cast]
 
 
 def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
@@ -60,8 +71,7 @@ def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
         eps = inner(d_in)
         return ar.INF if eps == ar.INF else ar.up(ar.Q(eps) ** 2 / 2)
 
-    return Measurement(measurement.input_domain, measurement.input_metric,
-                       ZeroConcentratedDivergence(), measurement._function, privacy_map)
+    return _cast(measurement, ZeroConcentratedDivergence(), privacy_map)
     # [end:make_pureDP_to_zCDP]
 
 
@@ -99,8 +109,7 @@ def make_pureDP_to_approxDP(measurement: Measurement) -> Measurement:
     def privacy_map(d_in):
         return (inner(d_in), 0.0)
 
-    return Measurement(measurement.input_domain, measurement.input_metric,
-                       ApproximateDivergence(), measurement._function, privacy_map)
+    return _cast(measurement, ApproximateDivergence(), privacy_map)
     # [end:make_pureDP_to_approxDP]
 
 
@@ -209,8 +218,7 @@ def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:
         rho = inner(d_in)
         return PrivacyProfile(lambda delta: zcdp_to_epsilon(rho, delta), f"zCDP rho={rho!r}")
 
-    return Measurement(measurement.input_domain, measurement.input_metric,
-                       SmoothedMaxDivergence(), measurement._function, privacy_map)
+    return _cast(measurement, SmoothedMaxDivergence(), privacy_map)
     # [end:make_zCDP_to_approxDP]
 
 
@@ -250,6 +258,5 @@ def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
     def privacy_map(d_in):
         return (inner(d_in).epsilon(delta), delta)
 
-    return Measurement(measurement.input_domain, measurement.input_metric, ApproximateDivergence(),
-                       measurement._function, privacy_map)
+    return _cast(measurement, ApproximateDivergence(), privacy_map)
     # [end:make_fix_delta]

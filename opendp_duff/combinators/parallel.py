@@ -5,11 +5,12 @@ from typing import Any
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, _fit, then
+from ..core import Measurement, _derived, _fit, then
 from ..errors import MakeError
 from ..frames.domain import PartitionDomain
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import PartitionDistance
+from .composition import check_part
 
 __all__ = ["make_parallel_composition", "then_parallel_composition"]
 
@@ -31,7 +32,10 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     Args:
         input_domain: the domain of the partitions (see the contract).
         input_metric: the partition distance (see the contract).
-        measurement: the measurement run on each part, with fresh randomness each time.
+        measurement: the measurement run on each part, with fresh randomness each time; not
+            interactive (MakeError), and built by the library unless the feature
+            "honest-but-curious" is on (:func:`~opendp_duff.combinators.composition.check_part`).
+            The result is certified iff it is.
 
     Privacy map:
         For ``d_in = (l0, l1, linf)``: at most ``m = min(l0, l1, len(keys))`` parts differ (each
@@ -63,6 +67,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     v.instance("input_domain", input_domain, PartitionDomain, "a PartitionDomain")
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
+    check_part(measurement, "the measurement")
     _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
          "the measurement must take the parts of the partition",
          "the measurement must use the partition's inner metric")
@@ -84,7 +89,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
             total = _plus(total, _times(n_parts - m, zero))
         return total
 
-    return Measurement(input_domain, input_metric, measure, function, privacy_map)
+    return _derived(Measurement(input_domain, input_metric, measure, function, privacy_map), measurement)
     # [end:make_parallel_composition]
 
 

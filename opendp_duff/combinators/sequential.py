@@ -2,8 +2,9 @@
 
 Called on the data, the measurement releases a :class:`Queryable` that holds the data and
 answers adaptively chosen queries ``queryable(measurement, d_mid)``, each with a budget
-stated before it runs, charged exactly, and refused before it touches the data when it does
-not fit in what remains (a privacy filter, [RRUV16]).
+stated before it runs, refused before it touches the data when it does not fit in what
+remains (a privacy filter, [RRUV16]), and otherwise charged exactly before its function
+starts, for good: a query that raises after that point is not refunded.
 """
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ import numpy as np
 from .. import _validate as v
 from .. import arithmetic as ar
 from ..core import Measurement, _fit, then
-from ..errors import (BudgetExceeded, MakeError, MakeTypeError, MapError,
-                      MeasureMismatch)
+from ..errors import BudgetExceeded, MakeError, MakeTypeError, MapError, MeasureMismatch
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric
 from ..samplers import check_entropy
+from .composition import check_part, same_measure
 
 __all__ = ["make_sequential_composition", "then_sequential_composition", "Queryable"]
 
@@ -83,26 +84,60 @@ def _own_copy(data: Any) -> Any:
 # [end:queryable_snapshot]
 
 
+# [proof:holds_queryable]
+def _holds_queryable(release: Any) -> bool:
+    """Whether ``release`` is a Queryable or holds one, at any depth, in tuples, lists, dicts
+    (keys and values), sets and numpy object arrays.  Iterative, and each container is visited
+    once, so deep or self-referencing releases end."""
+    stack, seen = [release], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Queryable):
+            return True
+        if id(x) in seen:
+            continue
+        if isinstance(x, (tuple, list, set, frozenset)):
+            seen.add(id(x))
+            stack.extend(x)
+        elif isinstance(x, dict):
+            seen.add(id(x))
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, np.ndarray) and x.dtype == object:
+            seen.add(id(x))
+            stack.extend(x.ravel().tolist())
+    return False
+# [end:holds_queryable]
+
+
 class Queryable:
     """The release of :func:`make_sequential_composition`: answers queries on the data it holds.
 
     ``queryable(measurement, d_mid)`` (or ``queryable.query(measurement, d_mid)``) runs
     ``measurement`` on the data and returns its release, charging ``d_mid`` to the budget.
-    Before the data is touched it checks that the measurement has the compositor's input
-    domain, input metric and output measure (DomainMismatch, MetricMismatch, MeasureMismatch),
-    that ``d_mid`` is a distance of the measure (MapError), that
-    ``measurement.check(d_in, d_mid)`` holds (MakeError), and that ``d_mid`` fits in what
-    remains, exactly (:class:`~opendp_duff.errors.BudgetExceeded`); a refused query is
-    charged nothing.  A release that raises is charged nothing (on a member a measurement
-    never raises; only a failing random source can).  A query may not release an interactive
-    :class:`Queryable` (that would be concurrent composition, [VW21]): such a release is
-    dropped and MakeError raised, but its budget stays charged, because whether a release is
-    a Queryable may depend on the data.
+
+    Before the data is read, a query is refused, and charged nothing, when the measurement does
+    not have the compositor's input domain, input metric and output measure (DomainMismatch,
+    MetricMismatch, MeasureMismatch), when it is interactive (MakeError: concurrent
+    composition, [VW21], is not supported), when the library did not build it and the feature
+    "honest-but-curious" is off (:class:`~opendp_duff.errors.FeatureNotEnabled`), when
+    ``d_mid`` is not a distance of the measure (MapError) or ``measurement.check(d_in, d_mid)``
+    fails (MakeError), when the random source fails its check
+    (:class:`~opendp_duff.samplers.EntropyError`), or when ``d_mid`` does not fit exactly in
+    what remains (:class:`~opendp_duff.errors.BudgetExceeded`).
+
+    Otherwise ``d_mid`` is charged, and then the measurement's function starts.  The charge is
+    never refunded: whatever happens after that point (a sampler or a post-processing step
+    raising, an exception carrying the release, a Spark frame changing between passes) may
+    depend on the data, so it counts as a release.  A release that is, or holds in a tuple,
+    list, dict, set or numpy object array, a :class:`Queryable` is dropped with MakeError (a
+    second line of defence behind the refusal of interactive measurements); its charge stands.
 
     Attributes:
         spent, remaining: the budget used and left, in the measure's units, as floats rounded
             in the safe direction (spent up, remaining down); pairs for (eps, delta).
         spent_exact, remaining_exact: the same as exact Fractions (or ``inf``).
+        queries: the number of queries charged so far.
         d_in, d_out, input_domain, input_metric, output_measure: the compositor's (public).
     """
 
@@ -112,9 +147,8 @@ class Queryable:
         self.input_domain, self.input_metric, self.output_measure = input_domain, input_metric, output_measure
         self.d_in, self.d_out = d_in, d_out
         self._total = _exact(d_out)
-        self._zero = _exact((0.0, 0.0) if isinstance(output_measure, ApproximateDivergence) else 0.0)
-        self._charges: dict[int, Any] = {}      # accepted queries (and running ones) -> d_mid
-        self._next = 0
+        self._spent = _exact((0.0, 0.0) if isinstance(output_measure, ApproximateDivergence) else 0.0)
+        self._queries = 0
         self._lock = threading.Lock()
 
     def __call__(self, measurement: Measurement, d_mid: Any) -> Any:
@@ -123,59 +157,58 @@ class Queryable:
     # [proof:queryable_query]
     def query(self, measurement: Measurement, d_mid: Any) -> Any:
         """Run ``measurement`` on the data if it is admissible and ``d_mid`` fits; charge
-        ``d_mid``.  See the class docstring for the refusals."""
+        ``d_mid`` before it runs, for good.  See the class docstring for the refusals."""
         d_mid = self._admissible(measurement, d_mid)         # public checks: the data is untouched
         charge = _exact(d_mid)
-        with self._lock:                                     # reserve d_mid, or refuse
-            spent = self._spent()
-            fits = _fits(self._total, _add(spent, charge))
-            if fits:
-                token, self._next = self._next, self._next + 1
-                self._charges[token] = charge
-        if not fits:
-            left = _rounded(_remaining(self._total, spent), up=False)
-            raise BudgetExceeded(f"d_mid ({d_mid!r}) does not fit in the remaining budget "
-                                 f"({left!r}) of d_out ({self.d_out!r})")
-        try:
-            check_entropy()                                  # a broken source fails before the data
-            release = measurement._function(self._data)       # the data is a member (admitted once)
-        except BaseException:
-            self._refund(token)                              # nothing was released
-            raise
-        if isinstance(release, Queryable):   # dropped, still charged: being one may depend on the data
+        self._charge(charge, d_mid, commit=False)            # refuse early: no byte drawn
+        check_entropy()                                      # a broken source fails before the charge
+        self._charge(charge, d_mid, commit=True)             # again under the lock: another may have won
+        # charged: from here on nothing is refunded, whatever the function does
+        release = measurement._function(self._data)         # the data is a member (admitted once)
+        if _holds_queryable(release):                        # dropped, still charged
             raise MakeError("a query may not release an interactive Queryable (concurrent "
                             "composition is not supported); its budget stays charged")
         return release
 
-    def _refund(self, token: int) -> None:
+    def _charge(self, charge: Any, d_mid: Any, commit: bool) -> None:
+        """Add ``charge`` to the spent budget if it fits exactly (only test it unless ``commit``);
+        BudgetExceeded, having added nothing, if it does not."""
         with self._lock:
-            del self._charges[token]
+            after = _add(self._spent, charge)
+            fits = _fits(self._total, after)
+            if fits and commit:
+                self._spent, self._queries = after, self._queries + 1
+            left = _remaining(self._total, self._spent)
+        if not fits:
+            raise BudgetExceeded(f"d_mid ({d_mid!r}) does not fit in the remaining budget "
+                                 f"({_rounded(left, up=False)!r}) of d_out ({self.d_out!r})")
 
     def _admissible(self, measurement: Any, d_mid: Any) -> Any:
         v.instance("measurement", measurement, Measurement, "a Measurement")
         _fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
              "a query must take the compositor's input domain", "a query must use the compositor's input metric")
-        if measurement.output_measure != self.output_measure:
+        if not same_measure(self.output_measure, measurement.output_measure):
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
                                   "a query must use the compositor's output measure (cast it first)")
+        check_part(measurement, "the query's measurement")
         d_mid = self.output_measure.validate(d_mid, "d_mid")
         if not measurement.check(self.d_in, d_mid):
             raise MakeError(f"the measurement's privacy map at d_in ({self.d_in!r}) exceeds "
                             f"d_mid ({d_mid!r})")
         return d_mid
-
-    def _spent(self) -> Any:
-        total = self._zero
-        for charge in list(self._charges.values()):
-            total = _add(total, charge)
-        return total
     # [end:queryable_query]
+
+    @property
+    def queries(self) -> int:
+        """The number of queries charged so far (each one started its function)."""
+        with self._lock:
+            return self._queries
 
     @property
     def spent_exact(self) -> Any:
         """The exact sum of the charged budgets (componentwise for pairs)."""
         with self._lock:
-            return self._spent()
+            return self._spent
 
     @property
     def remaining_exact(self) -> Any:
@@ -208,6 +241,10 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
         * Input metric: any metric; every query must have it.
         * Output measure: ``max_divergence()``, ``zero_concentrated_divergence()`` or
           ``approximate_divergence()``; every query must have it.
+        * The result is an *interactive* measurement (``interactive=True``): the other
+          compositors refuse it, and so does a Queryable, however it is wrapped.
+        * Every query must be non-interactive, and built by the library unless the feature
+          "honest-but-curious" is on (see :class:`Queryable` for every refusal).
 
     Args:
         input_domain: the domain of the data.
@@ -221,7 +258,10 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
         budgets only hold at distances up to d_in).  Each query's d_mid is admitted when
         ``measurement.check(d_in, d_mid)`` holds and the exact sum of the admitted d_mid stays
         within d_out (componentwise for (eps, delta)); a privacy filter for pure DP, zCDP and
-        (eps, delta) with budgets fixed per query is d_out-private.
+        (eps, delta) with budgets fixed per query is d_out-private.  A query is charged its
+        d_mid before its function starts and never refunded, so a query whose release raises
+        (in a sampler, a post-processing step, a Spark pass) still counts; only the refusals
+        before the data is read are free.
 
     Proof: ``proofs/combinators/sequential/make_sequential_composition.tex``.
 
@@ -257,7 +297,7 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
                            "its queries are calibrated to that distance")
         return d_out
 
-    return Measurement(input_domain, input_metric, output_measure, function, privacy_map)
+    return Measurement(input_domain, input_metric, output_measure, function, privacy_map, interactive=True)
     # [end:make_sequential_composition]
 
 

@@ -3,7 +3,7 @@
 A budget is the ``d_out`` of a measure: a float for pure DP and zCDP, a pair (epsilon, delta)
 for approximate DP.  Sums and differences of budgets are exact (:class:`fractions.Fraction`);
 what is shown or handed out is rounded in the safe direction: a share or a remainder down,
-an amount spent up.
+an amount spent up (:func:`shown` adds a short repr that keeps that direction).
 """
 from __future__ import annotations
 
@@ -134,9 +134,65 @@ def rounded(parts: Exact, upward: bool) -> Budget:
     return floats[0] if len(floats) == 1 else (floats[0], floats[1])
 
 
-def fits(need: Budget, available: Exact) -> bool:
-    """Whether ``need`` <= ``available`` in every component, exactly."""
-    return all(a >= b for a, b in zip(available, exact(need), strict=True))
+class _Bound(float):
+    """A float that bounds a budget from one side, with a short repr that stays on that side.
+
+    The value is the float itself.  Its repr (and str) is the shorter of ``repr(value)`` and the
+    repr of the adjacent float one step further on the safe side, so that Python reads the
+    printed number back as the value or as that neighbour: never below an upper bound (an amount
+    spent), never above a lower bound (what remains).  Spending 0.7 of 1.0 leaves exactly the
+    float 0.30000000000000004, shown as 0.3, one step below; spending 0.1 and then 0.2 has spent
+    0.3000000000000000166... (the exact sum of the two floats), which no decimal shorter than
+    0.3000000000000001 bounds from above: 0.3 would understate it.
+    """
+
+    _toward = 0.0
+
+    def __repr__(self) -> str:
+        own = float.__repr__(self)
+        if not math.isfinite(self):
+            return own
+        step = float.__repr__(math.nextafter(float(self), self._toward))
+        return step if len(step) < len(own) else own
+
+    __str__ = __repr__
+
+
+class _Spent(_Bound):
+    _toward = math.inf
+
+
+class _Remaining(_Bound):
+    _toward = -math.inf
+
+
+def shown(budget: Budget, upward: bool) -> Budget:
+    """``budget`` (a float or a pair) as bounds with a short repr: from above (``upward``, an amount
+    spent) or from below (what remains).  The values are unchanged.
+
+    >>> shown(0.30000000000000004, upward=False), shown(0.30000000000000004, upward=True)
+    (0.3, 0.3000000000000001)
+    >>> shown((1.0, 1e-07), upward=True)
+    (1.0, 1e-07)
+    """
+    kind = _Spent if upward else _Remaining
+    if isinstance(budget, tuple):
+        return (kind(budget[0]), kind(budget[1]))
+    return kind(budget)
+
+
+def fits(need: Budget, available: Sequence[Any]) -> bool:
+    """Whether ``need`` <= ``available`` in every component, exactly.  ``available`` holds
+    Fractions or ``inf``; an infinite component of ``need`` (a map at infinity, for a scale 0)
+    fits only an infinite one."""
+    parts = need if isinstance(need, tuple) else (need,)
+    for a, b in zip(available, parts, strict=True):
+        if b == math.inf:
+            if a != math.inf:
+                return False
+        elif a != math.inf and a < ar.Q(b):
+            return False
+    return True
 
 
 def split(total: Budget, weights: Sequence[Fraction]) -> list[Budget]:

@@ -7,7 +7,7 @@ from ..combinators.sequential import make_sequential_composition
 from ..core import Measurement
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ._backends import Backend, backend_for
-from ._budget import Budget, PrivacyLoss, PrivacyUnit, fits, is_zero, parse_split, query_budget, split
+from ._budget import Budget, PrivacyLoss, PrivacyUnit, fits, is_zero, parse_split, query_budget, shown, split
 from ._query import Query, _State
 
 __all__ = ["Context"]
@@ -22,9 +22,11 @@ class Context:
 
     Build it with :meth:`compositor`.  The data is reached only through the compositor
     ``dp.c.make_sequential_composition``, which checks each query's measurement and budget
-    before it runs it (adaptive sequential composition, [DR14] Thm 3.16 for pure DP,
-    [BS16] Lemma 2.3 for zCDP, basic composition for (epsilon, delta)).  The context adds
-    the budget's bookkeeping: shares, per-query budgets, and the calibration of each query.
+    before it runs it, and charges the query when its function starts, for good (adaptive
+    sequential composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic
+    composition for (epsilon, delta)).  It runs only measurements the library built, unless
+    the feature "honest-but-curious" is on (``docs/threat-model.md``).  The context adds the
+    budget's bookkeeping: shares, per-query budgets, and the calibration of each query.
 
     Attributes:
         privacy_unit: what one person may change (``dp.unit_of(...)``).
@@ -114,13 +116,13 @@ class Context:
 
     @property
     def remaining(self) -> Budget:
-        """The budget left, in the context's measure (rounded down)."""
-        return self._queryable.remaining
+        """The budget left, in the context's measure (rounded down; shown briefly, never above it)."""
+        return shown(self._queryable.remaining, upward=False)
 
     @property
     def spent(self) -> Budget:
-        """The budget spent, in the context's measure (rounded up)."""
-        return self._queryable.spent
+        """The budget spent, in the context's measure (rounded up; shown briefly, never below it)."""
+        return shown(self._queryable.spent, upward=True)
 
     def query(self, *, epsilon: Optional[float] = None, rho: Optional[float] = None,
               delta: Optional[float] = None) -> Query:
@@ -155,24 +157,28 @@ class Context:
                                  f"spent (remaining: {self.remaining!r})")
         return self._shares[self._charged]
 
-    def _refuse_beyond_remaining(self, budget: Budget) -> None:
+    def _refuse_beyond_remaining(self, budget: Budget, what: str = "budget") -> None:
         left = self._queryable.remaining_exact
         if not fits(budget, left if isinstance(left, tuple) else (left,)):
-            raise BudgetExceeded(f"the query's budget ({budget!r}) exceeds the remaining budget ({self.remaining!r})")
+            raise BudgetExceeded(f"the query's {what} ({budget!r}) exceeds the remaining budget ({self.remaining!r})")
 
     def _run(self, measurement: Measurement, budget: Optional[Budget]) -> Any:
-        """Run ``measurement`` through the compositor and charge ``budget`` (its map if None)."""
+        """Run ``measurement`` through the compositor and charge ``budget`` (its map if None).
+
+        The compositor charges the query when its function starts; from then on the share is
+        used, whether the release returns or raises."""
         d_mid = measurement.map(self.d_in) if budget is None else budget
         if self._shares is not None and budget != self._next_share():
             raise MakeError("the query was calibrated to another share: resolve it again")
-        self._refuse_beyond_remaining(d_mid)
+        self._refuse_beyond_remaining(d_mid, "budget" if budget is not None else "cost (its map at the unit)")
+        started = self._queryable.queries
         try:
-            answer = self._queryable(measurement, d_mid)
+            return self._queryable(measurement, d_mid)
         except NotAMember as exc:
             raise _hinted(exc) from None
-        if self._shares is not None:
-            self._charged += 1
-        return answer
+        finally:
+            if self._shares is not None and self._queryable.queries > started:
+                self._charged += 1
 
     def _frame(self, columns: dict[str, list[Any]]) -> Any:
         """A data frame of the data's library holding ``columns`` (public values)."""

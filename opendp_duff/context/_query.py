@@ -237,8 +237,11 @@ class Query:
     def release(self) -> Any:
         """Run the measurement on the context's data and charge the query's budget.
 
-        Everything that can refuse the query (its construction, the budget) is checked before
-        the data is read; a refused or failed release charges nothing.
+        Everything that can refuse the query (its construction, the budget, a measurement the
+        library did not build without the feature "honest-but-curious") is checked before the
+        data is read, and a refused query charges nothing.  Once the measurement's function
+        has started the query is charged for good: a release that raises (in a sampler, a
+        post-processing step, a Spark pass) still counts, and takes its share.
         """
         measurement = self.resolve()
         return self._context._run(measurement, self.budget)
@@ -299,5 +302,9 @@ def _guess(build: Callable[[Any], Measurement], d_mid: Any, budget: Budget) -> O
     target = epsilon_part(budget)
     if not (0 < m1 < math.inf and 0 < m2 < math.inf and 0 < target < math.inf) or m1 == m2:
         return None
-    k = math.log2(m2 / m1)
-    return 2.0 ** (math.log2(target / m1) / k)
+    k = math.log2(m2) - math.log2(m1)            # logs of each: a tiny budget must not underflow
+    try:
+        guess = 2.0 ** ((math.log2(target) - math.log2(m1)) / k)
+    except OverflowError:                        # a budget far out of reach: search the whole range
+        return None
+    return guess if 0 < guess < math.inf else None

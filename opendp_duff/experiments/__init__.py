@@ -12,7 +12,8 @@ matplotlib (the optional ``plots`` extra) is installed, ``<name>*.png``; quick r
 run without computing anything.  Progress goes to stderr.
 
 Mechanism randomness is the library's secure default unless ``--seeded-noise SEED`` is given,
-which switches to the insecure test generator and says so in every output.  Synthetic data
+which turns the feature "insecure-randomness" on, switches to the insecure test generator and
+says so in every output (report, JSON, figure titles and captions).  Synthetic data
 comes from numpy's ``default_rng(--data-seed)``.  Not part of the privacy API.
 """
 EXPERIMENTS = {

@@ -8,6 +8,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 
+from ..features import enable_features
 from . import EXPERIMENTS
 from ._common import read_json
 from ._runner import Options, rerender, run
@@ -24,7 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-seed", type=int, default=5, help="seed of the synthetic data (default 5)")
     parser.add_argument("--seeded-noise", type=int, default=None, metavar="SEED",
                         help="use the seeded, INSECURE test generator for the mechanisms' noise "
-                             "(reproducible runs; labelled in the outputs)")
+                             "(reproducible runs; turns the feature insecure-randomness on, and every "
+                             "output says so)")
     parser.add_argument("--source", choices=("auto", "sklearn", "synthetic"), default="auto",
                         help="real-medians only: scikit-learn's breast-cancer data if installed "
                              "(auto), or the synthetic stand-in")
@@ -42,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.name is None:
         parser.error("an experiment name (or --from-json) is required")
+    if args.seeded_noise is not None:   # the flag is the consent: seeded noise is not private
+        enable_features("insecure-randomness")
     names = sorted(EXPERIMENTS) if args.name == "all" else [args.name]
     for name in names:
         command = "python -m opendp_duff.experiments " + " ".join(

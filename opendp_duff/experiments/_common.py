@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import IO, Any
 
 import numpy as np
@@ -58,15 +58,12 @@ def pyplot() -> Any:
     return plt
 
 
-@contextlib.contextmanager
-def mechanism_randomness(noise_seed: int | None) -> Iterator[None]:
+def mechanism_randomness(noise_seed: int | None) -> contextlib.AbstractContextManager[None]:
     """The randomness the mechanisms use: the secure default (``noise_seed=None``) or, for a
-    reproducible run that must be labelled as such, the seeded *insecure* test generator."""
-    if noise_seed is None:
-        yield
-    else:
-        with seeded_rng_for_tests(noise_seed):
-            yield
+    reproducible run that must be labelled as such, the seeded *insecure* test generator, which
+    is refused at once unless the feature "insecure-randomness" is on (the command line's
+    ``--seeded-noise`` turns it on)."""
+    return contextlib.nullcontext() if noise_seed is None else seeded_rng_for_tests(noise_seed)
 
 
 def randomness_label(noise_seed: int | None) -> str:
@@ -74,8 +71,8 @@ def randomness_label(noise_seed: int | None) -> str:
     if noise_seed is None:
         source = current_rng()
         return f"secure ({getattr(source, 'name', type(source).__name__)}), not reproducible draw for draw"
-    return (f"SEEDED for reproducibility (seeded_rng_for_tests({noise_seed}), insecure: "
-            "this run is an experiment, not a private release)")
+    return (f"SEEDED for reproducibility (seeded_rng_for_tests({noise_seed}), feature insecure-randomness on, "
+            "insecure: this run is an experiment, not a private release)")
 
 
 def machine() -> str:

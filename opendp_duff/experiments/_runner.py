@@ -24,16 +24,20 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from ..features import enabled_features
 from ._common import (PLOTS_MISSING, Progress, code_version, header, json_round_trip, machine,
                       mechanism_randomness, pyplot, randomness_label, read_json, write_json)
 
-__all__ = ["DPI", "QUICK_MARK", "Options", "run", "render", "rerender", "output_stem"]
+__all__ = ["DPI", "QUICK_MARK", "SEEDED_MARK", "Options", "run", "render", "rerender", "output_stem"]
 
 DPI = 150
 """Resolution of every figure written (dots per inch)."""
 
 QUICK_MARK = "QUICK RUN (reduced scale, a smoke test: not the paper's numbers)"
 """Appended to the title of every figure of a quick run."""
+
+SEEDED_MARK = "SEEDED, INSECURE NOISE (feature insecure-randomness on): an experiment, not a private release"
+"""Appended to the title (and caption) of every figure of a run whose noise was seeded."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,8 @@ def run(module: ModuleType, options: Options) -> dict[str, Any]:
         "code": code_version(), "machine": machine(), "seconds": time.monotonic() - start,
         "data_seed": options.data_seed, "noise_seed": options.noise_seed,
         "randomness": (randomness_label(options.noise_seed) if module.DRAWS_NOISE
-                       else "none drawn: the tables are exact expectations over the noise")}
+                       else "none drawn: the tables are exact expectations over the noise"),
+        "features": sorted(enabled_features())}
     res = json_round_trip(res)
     json_path = os.path.join(options.out_dir, output_stem(module, res) + ".json")
     write_json(json_path, res)
@@ -96,10 +101,12 @@ def render(module: ModuleType, res: dict[str, Any], out_dir: str, plots: bool = 
         if plots:
             progress(PLOTS_MISSING)
     else:
+        marks = _marks(res["meta"])
         for suffix, (fig, title) in module.figures(res, plt).items():
             name = output_stem(module, res, suffix)
-            written.append(_save_figure(plt, fig, title, res["meta"]["quick"], os.path.join(out_dir, name + ".png")))
-            body.append(f"![{title}]({name}.png)\n")
+            written.append(_save_figure(plt, fig, title, marks, os.path.join(out_dir, name + ".png")))
+            caption = " — ".join([title] + [m for m in marks if m == SEEDED_MARK])
+            body.append(f"![{caption}]({name}.png)\n")
     md_path = os.path.join(out_dir, stem + ".md")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write("\n".join(body).rstrip() + "\n")
@@ -108,9 +115,14 @@ def render(module: ModuleType, res: dict[str, Any], out_dir: str, plots: bool = 
     return written
 
 
-def _save_figure(plt: Any, fig: Any, title: str, quick: bool, path: str) -> str:
-    fig.suptitle(f"{title}\n{QUICK_MARK}" if quick else title, fontsize=11,
-                 color="firebrick" if quick else "black")
+def _marks(meta: dict[str, Any]) -> list[str]:
+    """The warnings a run's figures carry: seeded noise, a quick run."""
+    seeded = meta.get("noise_seed") is not None and str(meta.get("randomness", "")).startswith("SEEDED")
+    return [m for m, on in ((SEEDED_MARK, seeded), (QUICK_MARK, meta["quick"])) if on]
+
+
+def _save_figure(plt: Any, fig: Any, title: str, marks: list[str], path: str) -> str:
+    fig.suptitle("\n".join([title] + marks), fontsize=11, color="firebrick" if marks else "black")
     fig.savefig(path, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -35,12 +35,15 @@ The interface (ranks are 1-based: the record of rank i is the i-th smallest, tie
 The window's content is a function of the multiset of records alone (sorted values and
 counts are), so every correct source gives the sampler the same inputs and hence the same
 release.  Two sources are here: :class:`SortedRecords` (the input is sorted: slices and
-binary searches, O(window + log n)) and :class:`SelectedRecords` (any order: a partition
-at the two edge ranks, O(n), the window sorted, a tail sorted only when opened).  A
-distributed backend is a third: count n, collect only the window to the driver (e.g. from an
-approximate quantile widened by its rank-error guarantee, with exact counts below its edges),
-count the ties at the two edges, and fetch a tail by another pass only if ``values()`` is
-called.
+binary searches, O(window + log n)) and :class:`SelectedRecords` (any order, optionally
+clipped: one pass that counts the records outside a bracket of values [p, q] and gathers
+those inside, O(n), the window sorted, a tail sorted only when opened; the kernel is
+:func:`opendp_duff.measurements._selection.select_window`).  A distributed backend is a
+third: count n, collect only the window to the driver (exact histograms bracket it, exact
+counts below and above the bracket pin its ranks), count the ties at the two edges, and fetch
+a tail by another pass only if ``values()`` is called.  Both rest on one fact: a bracket of
+values with exact counts below and above it pins the window (``proofs/measurements/duff/``,
+"Rank windows").
 """
 from __future__ import annotations
 
@@ -102,29 +105,15 @@ class SortedRecords:
 
 
 class SelectedRecords:
-    """A :class:`RankSource` over records in any order (a float64 array).  The array is not
-    modified unless ``owned`` (the caller's own copy, which may then be reordered in place)."""
+    """A :class:`RankSource` over records in any order (a float64 array without NaN, never
+    modified), each taken as min(max(x_i, lo), hi) when ``clip = (lo, hi)`` is given: the
+    windows come from :func:`opendp_duff.measurements._selection.select_window` (one pass)."""
 
-    def __init__(self, x: np.ndarray, owned: bool = False) -> None:
-        self.x, self.owned = x, owned
+    def __init__(self, x: np.ndarray, clip: tuple[float, float] | None = None) -> None:
+        self.x, self.clip = x, clip
         self.n = int(x.size)
 
     def window(self, first: int, last: int) -> RankWindow:
-        # after the partition, part[first-1] and part[last-1] are the records of those ranks,
-        # every record before first-1 is <= part[first-1], every record after last-1 is >= part[last-1]
-        kth = sorted({first - 1, last - 1})
-        part = self.x if self.owned else self.x.copy()
-        part.partition(kth)
-        values = np.sort(part[first - 1:last])
-        below, above = part[:first - 1], part[last:]
-        return RankWindow(self.n, first, values, _tail(below, values[0]), _tail(above, values[-1]))
-
-
-def _tail(records: np.ndarray, edge: float) -> Tail:
-    """A tail of the partition: its ties with the window's end counted, sorted on demand
-    (a tail of copies of that end is sorted already)."""
-    ties = int(np.count_nonzero(records == edge))
-    if ties == records.size:
-        return Tail(records.size, ties, lambda: records)
-    return Tail(records.size, ties, lambda: np.sort(records))
+        from ._selection import select_window  # imported here: that module builds on this one's types
+        return select_window(self.x, first, last, self.clip)
 # [end:rank_window_sources]

@@ -12,9 +12,10 @@ The sampler reads the data only through a *rank window*
 target, and for each tail outside them its count, its ties with the window's end and a
 callable that returns the tail sorted, called only when the tail's block must be opened.
 Sorted input gives the window by slicing (:class:`SortedRecords`); input in any order by
-selection, ``np.partition`` at the window's edge ranks (:class:`SelectedRecords`), so an
-unsorted vector is never sorted unless a tail's bound could win.  Both give the sampler the
-same inputs, so the release has the same law; a distributed backend is a third source.
+selection, one pass that counts the records outside a bracket of values around the window and
+gathers those inside (:class:`SelectedRecords`, :mod:`opendp_duff.measurements._selection`),
+so an unsorted vector is never sorted unless a tail's bound could win.  Both give the sampler
+the same inputs, so the release has the same law; a distributed backend is a third source.
 
 Proofs: ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
@@ -242,8 +243,8 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
           finite, no NaN (chain ``then_clamp``), sorted or not: unsorted records are not
-          sorted but selected (the window around the target rank by ``np.partition``, O(n)),
-          sorted ones (``then_sort``, ``sorted=True``) are read in O(log n).
+          sorted but selected (the window around the target rank in one pass, O(n)), sorted
+          ones (``then_sort``, ``sorted=True``) are read in O(log n).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -295,9 +296,10 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
     def function(x: Any) -> float:
-        y = as_array(x)  # a new array: selection may reorder it in place
-        return _sample(SortedRecords(y) if input_domain.sorted else SelectedRecords(y, owned=True),
-                       lo, hi, alpha, scale)
+        if input_domain.sorted:   # a new array without -0.0, sliced
+            return _sample(SortedRecords(as_array(x)), lo, hi, alpha, scale)
+        # selection reads the records in place and returns them with -0.0 as +0.0
+        return _sample(SelectedRecords(np.asarray(x, dtype=np.float64).reshape(-1)), lo, hi, alpha, scale)
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)

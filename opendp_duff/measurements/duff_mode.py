@@ -22,9 +22,8 @@ from ..errors import MakeError
 from ..laws import DiscreteLaw
 from ..metrics import Metric, SymmetricDistance
 from ..transformations._common import dataset_space
-from ..transformations.count_by_candidates import (_key, _keys, candidate_counter,
-                                                   make_count_by_candidates,
-                                                   validate_candidates)
+from ..transformations.count_by_candidates import (_key, _keys, candidate_counter, candidate_values,
+                                                   make_count_by_candidates, validate_candidates)
 from .noisy_max import make_report_noisy_max_gumbel
 
 __all__ = ["make_duff_mode", "then_duff_mode"]  # duff_mode_utility: via dp.duff_utility
@@ -63,7 +62,10 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
         ties broken uniformly); scale ``inf`` gives 0 (a uniform candidate).
 
     Sampling is exact: the Gumbel race of ``make_report_noisy_max_gumbel`` on the exact
-    integer counts.  The running time is not protected.
+    integer counts, candidates of equal count racing as one block (so ten million candidates,
+    most of them counted 0, cost O(n + m) numpy work).  Numeric candidates are best given as a
+    numpy array; they are checked and indexed without a Python object each.  The running time
+    is not protected.
 
     Proof: ``proofs/measurements/duff_mode/make_duff_mode.tex``.
 
@@ -85,9 +87,9 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
-    counts = make_count_by_candidates(input_domain, input_metric, candidates)
+    cands = candidate_values(candidates, input_domain.element_domain.T)   # validated once
+    counts = make_count_by_candidates(input_domain, input_metric, cands)
     report = make_report_noisy_max_gumbel(cast(VectorDomain, counts.output_domain), counts.output_metric, scale)
-    cands = validate_candidates(candidates, input_domain.element_domain.T)
     chain = make_chain_mt(report, counts)                     # counts >> report
     release = make_chain_pm(lambda i: cands[i], chain)        # chain >> (index -> candidate)
     # [end:make_duff_mode]

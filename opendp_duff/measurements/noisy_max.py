@@ -22,7 +22,7 @@ from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
 from ..measures import MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import InfDifferenceDistance, LInfDistance, Metric
-from ..samplers.gumbel_race import exact_gumbel_race
+from ..samplers.gumbel_race import exact_race_with_ties
 
 __all__ = ["make_report_noisy_max_gumbel", "then_report_noisy_max_gumbel"]
 
@@ -107,7 +107,7 @@ def make_report_noisy_max_gumbel(
         scores = _as_scores(x)
         if scores.size == 0:
             return None
-        return _exact_argmax(sign * scores, scale)
+        return _exact_argmax(scores if sign > 0 else -scores, scale)
     # [end:make_report_noisy_max_gumbel]
 
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
@@ -127,15 +127,16 @@ then_report_noisy_max_gumbel = then(make_report_noisy_max_gumbel)
 def _exact_argmax(scores: np.ndarray, scale: float) -> int:
     """Index i with probability exactly exp(s_i/scale) / sum_j exp(s_j/scale).
 
-    :func:`~opendp_duff.samplers.gumbel_race.exact_gumbel_race` reads the scores and the
-    scale as exact rationals; its first step is the float Gumbel race (same bytes),
-    refined with more bits only when floats cannot decide.  The edge cases (+inf
+    :func:`~opendp_duff.samplers.gumbel_race.exact_race_with_ties` reads the scores and the
+    scale as exact rationals (equal scores, e.g. the many zero counts of a mode over a million
+    candidates, race as one block whose member is then uniform); its first step is the float
+    Gumbel race, refined with more bits only when floats cannot decide.  The edge cases (+inf
     scores, scale 0 or inf, every score -inf) have log-weights in {0, -inf}, which
     are exact as floats.  ``scores`` has no NaN and at least one entry.
     """
     if 0 < scale < math.inf and np.isfinite(scores).any() and not np.isposinf(scores).any():
-        return exact_gumbel_race(scores, denom=scale)
-    return exact_gumbel_race(score_log_weights(scores, scale))
+        return exact_race_with_ties(scores, denom=scale)
+    return exact_race_with_ties(score_log_weights(scores, scale))
 
 
 def score_log_weights(scores: np.ndarray, scale: float) -> np.ndarray:
@@ -214,7 +215,8 @@ def _as_scores(x: Any) -> np.ndarray:
             s = np.asarray(x, dtype=np.float64).reshape(-1)
     except (OverflowError, TypeError, ValueError):
         s = np.array([_float_or_inf(e) for e in x], dtype=np.float64)
-    return np.where(np.isnan(s), -np.inf, s)
+    nan = np.isnan(s)
+    return np.where(nan, -np.inf, s) if nan.any() else s
 
 
 def _float_or_inf(e: Any) -> float:

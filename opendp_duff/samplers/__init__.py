@@ -1,8 +1,9 @@
 """Every source of randomness in opendp_duff, and every sampler.
 
 Nothing else in the package draws random bits.  The default byte source is the operating
-system's CSPRNG (:mod:`.byte_sources`); a seeded source exists for tests only and says so
-in its name (:func:`seeded_rng_for_tests`).
+system's CSPRNG (:mod:`.byte_sources`); a seeded source exists for tests only, says so in its
+name (:func:`seeded_rng_for_tests`), and is refused unless the feature "insecure-randomness"
+is on (:func:`opendp_duff.enable_features`).
 
 The releases use the *exact* samplers, built on one partially sampled random number type
 (:mod:`.psrn`) and one directed-rounding interval arithmetic (:mod:`.interval`):
@@ -15,12 +16,12 @@ The releases use the *exact* samplers, built on one partially sampled random num
 :mod:`.float_path` and :mod:`.noise` are float-path samplers (textbook transforms of 52-bit
 uniforms): for simulation, plots and benchmark baselines, not for releases.
 """
-from .byte_sources import (ByteSource, EntropyError, SecureRandom, SeededRandomForTests,
+from .byte_sources import (ENTROPY_CHECK_BYTES, ByteSource, EntropyError, SecureRandom, SeededRandomForTests,
                            byte_source_for_tests, check_entropy, current_rng, seeded_rng_for_tests)
 from .float_path import gumbel_argmax, standard_gumbel, standard_laplace, standard_normal, uniform_open
 
 __all__ = [
     "ByteSource", "EntropyError", "SecureRandom", "SeededRandomForTests", "byte_source_for_tests",
-    "check_entropy", "current_rng", "seeded_rng_for_tests",
+    "check_entropy", "current_rng", "seeded_rng_for_tests", "ENTROPY_CHECK_BYTES",
     "gumbel_argmax", "standard_gumbel", "standard_laplace", "standard_normal", "uniform_open",
 ]

@@ -42,7 +42,7 @@ from .._constants import MAX as _MAX
 from ..errors import MakeError, MakeTypeError
 from .byte_sources import current_rng
 from .interval import DecimalIA, Interval, Undecided
-from .psrn import PSRN, refine_until, same_float, saturated_float
+from .psrn import MAX_ATTEMPTS, PSRN, refine_until, rejected_too_often, same_float, saturated_float
 
 __all__ = ["ExactNoise", "exact_rounded_release", "LAPLACE", "GAUSSIAN", "STUDENT_T", "POLYNOMIAL_TAIL",
            "LLN", "ULN", "ARSINH_NORMAL", "EXACT_NOISES"]
@@ -217,12 +217,13 @@ def exact_rounded_release(center: Exact, scale: Exact, noise: ExactNoise, shape:
     if scale == 0 or (isinstance(scale, tuple) and scale[0] == 0):  # no randomness
         return _rounded_exact(center)
     k = noise.uniforms
-    while True:  # rejection loop: each attempt uses fresh uniforms
+    for _ in range(MAX_ATTEMPTS):  # rejection loop: each attempt uses fresh uniforms
         raw = current_rng().random_bytes(8 * k + 1)   # k uniforms of 64 bits, then a sign byte
         us = [PSRN(int.from_bytes(raw[8 * i:8 * i + 8], "big"), 64) for i in range(k)]
         negate = noise.symmetric and bool(raw[8 * k] & 1)
         if _accepted(noise, us, shape):
             return refine_until(us, _release_decider(noise, us, shape, negate, center, scale))
+    raise rejected_too_often()   # a uniform source: probability < 2^-2200 (psrn.MAX_ATTEMPTS)
 
 
 def _accepted(noise: ExactNoise, us: Sequence[PSRN], shape: float | None) -> bool:

@@ -17,7 +17,6 @@ from typing import overload
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from .byte_sources import current_rng
 
@@ -62,6 +61,7 @@ def standard_normal(size: None = None) -> float: ...
 def standard_normal(size: Size) -> FloatArray: ...
 def standard_normal(size: Size | None = None) -> float | FloatArray:
     """N(0, 1) by inversion with scipy's ``ndtri`` (float path)."""
+    from scipy import special  # imported when used: scipy is slow to load
     z = special.ndtri(uniform_open(size))
     return float(z) if size is None else z
 

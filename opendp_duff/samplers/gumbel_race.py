@@ -22,8 +22,9 @@ does; more bits are drawn only at the decimal levels (rare).
 Groups (``groups``, start offsets as in ``np.add.reduceat``) race with ONE Gumbel at their
 exact log-mass; the winning group is opened by an independent race among its members (in
 ~sqrt(n) chunks when large).  :class:`LazyGroup` blocks are known at first only by an upper
-bound on their mass and are materialised only if that bound could win.  Grouping changes
-the cost, never the law.  Proof: ``proofs/samplers/gumbel_race.tex``.
+bound on their mass and are materialised only if that bound could win.
+:func:`exact_race_with_ties` races members of equal weight as one block and draws the
+winner's member uniformly.  Grouping changes the cost, never the law.  Proof: ``proofs/samplers/gumbel_race.tex``.
 """
 from __future__ import annotations
 
@@ -40,13 +41,14 @@ from .byte_sources import current_rng
 from .interval import DecimalIA, digits_for_bits
 from .psrn import PSRN
 
-__all__ = ["exact_gumbel_race", "exact_race_with_lazy_blocks", "LazyGroup"]
+__all__ = ["exact_gumbel_race", "exact_race_with_ties", "exact_race_with_lazy_blocks", "LazyGroup"]
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 _DIRECT = 4096   # cost only: an opened block larger than this is raced in ~sqrt(n) chunks
 _SMALL = 64      # cost only: races with at most this many competitors skip level 0
 _LAZY = 65536    # cost only: blocks larger than this start with the cheap upper bound alone
+_TIES = 4096     # cost only: races of more members than this look for tied numerators
 
 
 def _level_bits(level: int) -> int:
@@ -262,6 +264,71 @@ def _finish(N: Floats, D: float, L: Floats | None, R: Floats | None, starts: Int
         n = b - a
         starts = np.arange(n) if n <= _DIRECT else np.arange(0, n, math.isqrt(n - 1) + 1)
 # [end:exact_gumbel_race]
+
+
+# [proof:tied_race]
+def exact_race_with_ties(numer: npt.ArrayLike, denom: float = 1.0) -> int:
+    """:func:`exact_gumbel_race` without intervals, the same law, with the members of equal
+    numerator raced as ONE competitor: index i with probability exactly
+    exp(numer_i / denom) / sum_j exp(numer_j / denom).
+
+    A block of s members of numerator v has mass s exp(v / denom): it races as the interval
+    [0, s] at numerator v, and its member is then drawn uniformly (:func:`_uniform_below`).
+    Blocks are formed (cost only) when the numerators are few integers, e.g. counts: then
+    a race among m members costs O(m) numpy work and a race among the distinct values.
+    """
+    N = np.asarray(numer, dtype=np.float64).reshape(-1)
+    blocks = _tie_blocks(N) if N.size > _TIES else None
+    if blocks is None:
+        return exact_gumbel_race(N, denom)
+    values, sizes = blocks
+    g = exact_gumbel_race(values, denom, np.zeros(values.size), sizes)
+    r = _uniform_below(int(sizes[g]))
+    return int(np.flatnonzero(N == values[g])[r])
+
+
+def _tie_blocks(N: Floats) -> tuple[Floats, Floats] | None:
+    """(values, sizes) of the distinct entries of N when its finite entries are integers
+    spanning at most N.size and at most a quarter of the entries are distinct; else None
+    (a cost decision only).  The finite entries are bucketed by i = v - min, exact: an
+    entry passes the check only if it equals min + i, an integer."""
+    finite = np.isfinite(N)
+    parts: list[tuple[float, int]] = []
+    F = N
+    if not finite.all():
+        if np.isnan(N).any():
+            return None                    # exact_gumbel_race refuses it
+        F = N[finite]
+        parts = [(v, int(np.count_nonzero(N == v))) for v in (-np.inf, np.inf)]
+    if F.size:
+        lo, hi = float(F.min()), float(F.max())
+        if hi - lo > N.size or not lo.is_integer():
+            return None
+        d = F - lo
+        i = d.astype(np.intp)
+        np.add(i, lo, out=d)               # (in place: one float copy of N at a time)
+        if not np.array_equal(d, F):       # some entry is not the integer lo + i
+            return None
+        del d
+        c = np.bincount(i)
+        at = np.flatnonzero(c)
+        if at.size > N.size // 4:
+            return None
+        parts += list(zip((at + lo).tolist(), c[at].tolist(), strict=True))
+    values, sizes = zip(*[(v, s) for v, s in parts if s], strict=True)
+    return np.array(values, dtype=np.float64), np.array(sizes, dtype=np.float64)
+
+
+def _uniform_below(s: int) -> int:
+    """An exact uniform integer of [0, s), s >= 1: b = bit length of s - 1 random bits, read
+    as an integer and redrawn while >= s (each try succeeds with probability > 1/2)."""
+    b = (s - 1).bit_length()
+    while b:
+        r = int.from_bytes(current_rng().random_bytes((b + 7) // 8), "big") >> (-b % 8)
+        if r < s:
+            return r
+    return 0
+# [end:tied_race]
 
 
 # [proof:lazy_blocks]

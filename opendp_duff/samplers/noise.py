@@ -38,7 +38,6 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from .float_path import Size, standard_laplace, standard_normal, uniform_open
 
@@ -160,6 +159,7 @@ def sample_student_t(d: float, size: Size | None = None) -> float | Floats:
     Draws past :func:`student_t_cutoff` (where stdtrit clamps) are resampled.
     Bun & Steinke, Definition 30 (§3.4).
     """
+    from scipy import special  # imported when used: scipy is slow to load
     return _resampled(lambda n: special.stdtrit(d, uniform_open(n)), size,
                       cutoff=student_t_cutoff(d))
 
@@ -174,6 +174,8 @@ def _polynomial_tail_quantile(gamma: float, u: Floats) -> Floats:
     c x (1 - x^gamma/(gamma+1) + x^{2 gamma}/(2 gamma+1) - ...), c the density
     at 0, and a fixed-point iteration inverts it.
     """
+    from scipy import special  # imported when used: scipy is slow to load
+
     a = 1.0 / gamma
     b = 1.0 - a
     p = np.minimum(u, 1.0 - u)           # exact on the symmetric grid

@@ -15,7 +15,14 @@ changes the law of ``U``.  Every exact sampler is a short procedure on top of th
 A rounding is *decided* only when both ends of an enclosure round to the same float,
 *sign of zero included* (:func:`same_float`): ``-0.0 == 0.0`` in Python, but they are
 different releases, and an enclosure straddling 0 does not say which one the exact value
-gives.  Proof: ``proofs/samplers/psrn.tex``.
+gives.
+
+Every loop of the exact samplers is bounded here, so a broken source (constant bytes) ends in
+:class:`~opendp_duff.samplers.EntropyError` instead of an endless loop: a PSRN is never refined
+past :data:`MAX_BITS` bits, and a rejection loop makes at most :data:`MAX_ATTEMPTS` attempts
+(:func:`rejected_too_often`).  For a uniform source either bound is reached with a probability far
+below any privacy parameter in use (``proofs/samplers/psrn.tex``, "Bounded loops").
+Proof: ``proofs/samplers/psrn.tex``.
 """
 from __future__ import annotations
 
@@ -26,12 +33,19 @@ from fractions import Fraction
 from typing import TypeVar
 
 from .._constants import MAX as _MAX
-from .byte_sources import current_rng
+from .byte_sources import EntropyError, current_rng
 from .interval import ONE, TWO, DecimalIA, Interval, Undecided, digits_for_bits
 
-__all__ = ["PSRN", "same_float", "saturated_float", "round_monotone", "refine_until"]
+__all__ = ["PSRN", "same_float", "saturated_float", "round_monotone", "refine_until", "rejected_too_often",
+           "MAX_BITS", "MAX_ATTEMPTS"]
 
 T = TypeVar("T")
+
+MAX_BITS = 4096
+"""The most bits a PSRN is refined to; asking for more raises EntropyError."""
+
+MAX_ATTEMPTS = 1000
+"""The most attempts of a rejection loop (each accepted with probability >= pi/4); then EntropyError."""
 
 
 # [proof:psrn]
@@ -49,9 +63,15 @@ class PSRN:
         return cls(int.from_bytes(current_rng().random_bytes(nbytes), "big"), 8 * nbytes)
 
     def refine_to(self, bits: int) -> None:
-        """Know at least ``bits`` bits: append fresh random bits, in whole bytes."""
+        """Know at least ``bits`` bits: append fresh random bits, in whole bytes.  More than
+        :data:`MAX_BITS` raises EntropyError: a uniform source needs them with probability below
+        2^-500 in every sampler of the library (``proofs/samplers/psrn.tex``, "Bounded loops"),
+        a constant one forever."""
         extra = bits - self.bits
         if extra > 0:
+            if bits > MAX_BITS:
+                raise EntropyError(f"a sampler needed more than {MAX_BITS} random bits for one uniform: "
+                                   "the random source is not uniform")
             nbytes = (extra + 7) // 8
             self.m = (self.m << (8 * nbytes)) | int.from_bytes(current_rng().random_bytes(nbytes), "big")
             self.bits += 8 * nbytes
@@ -108,4 +128,12 @@ def refine_until(us: Sequence[PSRN], decide: Callable[[DecimalIA], T | None]) ->
         bits *= 2
         for u in us:
             u.refine_to(bits)
+
+
+def rejected_too_often() -> EntropyError:
+    """The error a rejection loop raises after :data:`MAX_ATTEMPTS` rejected attempts (each attempt
+    of the library's loops is accepted with probability at least pi/4, so a uniform source is
+    rejected that often with probability below (1 - pi/4)^1000 < 2^-2200)."""
+    return EntropyError(f"{MAX_ATTEMPTS} attempts of a rejection sampler were all rejected: "
+                        "the random source is not uniform")
 # [end:decided_rounding]

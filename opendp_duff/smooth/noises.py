@@ -22,7 +22,7 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as dist
 from .._symmetric_law import SymmetricLaw, d_converter, gamma_converter, sigma_converter
-from ..errors import MakeError
+from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..samplers import exact_noise as xn
 from . import maps
@@ -143,9 +143,12 @@ PURE_NOISES = tuple(n for n, r in NOISES.items() if r.measure is MaxDivergence)
 
 
 def lookup(noise: str | SmoothNoise) -> SmoothNoise:
-    """The record of ``noise`` (a name of :data:`NOISES`, or a record, returned as is)."""
+    """The record of ``noise`` (a name of :data:`NOISES`, or one of its records, returned as is).
+    Another record is refused: its maps would be the caller's, not the library's."""
     if isinstance(noise, SmoothNoise):
-        return noise
+        if any(noise is record for record in NOISES.values()):
+            return noise
+        raise MakeTypeError(f"noise ({noise!r}) must be the name of a noise of the registry, {sorted(NOISES)}")
     return NOISES[v.choice("noise", noise, NOISES)]
 
 

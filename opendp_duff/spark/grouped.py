@@ -15,8 +15,9 @@ import attrs
 from .. import _validate as v
 from .. import arithmetic as ar
 from .._constants import INT64_MAX, INT64_MIN
+from ..combinators.composition import check_part
 from ..combinators.parallel import _plus, _times
-from ..core import Measurement, Transformation, _fit, make_chain_mt
+from ..core import Measurement, Transformation, _derived, _fit, make_chain_mt
 from ..errors import (MakeError, MakeTypeError, MetricMismatch, NotAMemberTypeError)
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric, PartitionDistance, SymmetricDistance, symmetric_distance
@@ -95,7 +96,8 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
         keys: the public keys: a non-empty list or tuple of distinct values of the type of ``by``.
         measurement: a measurement whose input domain is the part domain
             ``SparkFrameDomain(input_domain's columns, size=None)`` and whose input metric
-            is ``symmetric_distance()``.
+            is ``symmetric_distance()``; not interactive (MakeError), and built by the library
+            unless the feature "honest-but-curious" is on (the result is certified iff it is).
 
     Privacy map:
         The partition maps d_in to (d_in, d_in, d_in) in the partition distance, and the
@@ -119,8 +121,8 @@ def make_spark_grouped(input_domain: SparkFrameDomain, input_metric: Metric, by:
     partition = spark_partition(input_domain, input_metric, by, keys)
     parallel = spark_parallel(partition.output_domain, partition.output_metric, measurement)  # type: ignore[arg-type]
     chain = make_chain_mt(parallel, partition)
-    return Measurement(input_domain, input_metric, measurement.output_measure, chain._function,
-                       lambda d_in: parallel_map(measurement, d_in))
+    return _derived(Measurement(input_domain, input_metric, measurement.output_measure, chain._function,
+                                lambda d_in: parallel_map(measurement, d_in)), chain)
     # [end:make_spark_grouped]
 
 
@@ -168,6 +170,7 @@ def spark_parallel(input_domain: SparkPartitionDomain, input_metric: PartitionDi
     v.instance("input_domain", input_domain, SparkPartitionDomain, "a SparkPartitionDomain")
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
+    check_part(measurement, "the measurement")   # interactive, or not built by the library: refused
     _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
          "the measurement must take one part")
     if not isinstance(measurement.input_metric, SymmetricDistance):
@@ -190,5 +193,6 @@ def spark_parallel(input_domain: SparkPartitionDomain, input_metric: PartitionDi
             total = _plus(total, _times(n_parts - m, zero))
         return total
 
-    return Measurement(input_domain, input_metric, measurement.output_measure, function, privacy_map)
+    return _derived(Measurement(input_domain, input_metric, measurement.output_measure, function, privacy_map),
+                    measurement)
 # [end:spark_partition]

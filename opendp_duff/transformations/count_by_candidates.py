@@ -4,7 +4,8 @@ from __future__ import annotations
 import collections
 import math
 import numbers
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     """
     # [proof:make_count_by_candidates]
     elem = dataset_space(input_domain, input_metric, allow_str=True)
-    cands = validate_candidates(candidates, elem.T)
+    cands = candidate_values(candidates, elem.T)
     count = candidate_counter(cands, elem.T)
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1
     out = VectorDomain(AtomDomain(int, (0, EXACT_INT_BOUND), False), len(cands), False)
@@ -84,18 +85,68 @@ then_count_by_candidates = then(make_count_by_candidates)
 def validate_candidates(candidates: Any, T: type, name: str = "candidates") -> tuple[Any, ...]:
     """A tuple of distinct candidates of type T: finite numbers, or strings for T=str
     (public; errors name the parameter, ``candidates`` or ``name``)."""
+    cands = candidate_values(candidates, T, name)
+    return cands if isinstance(cands, tuple) else tuple(cands.values.tolist())
+
+
+def candidate_values(candidates: Any, T: type, name: str = "candidates") -> tuple[str, ...] | Candidates:
+    """The candidates validated as :func:`validate_candidates` does: a tuple of str for T=str,
+    else a :class:`Candidates` (no Python object per candidate: a million candidates cost
+    O(m) numpy work).  A :class:`Candidates` of type T is already valid and is returned as is."""
+    if isinstance(candidates, Candidates) and candidates.T is T:
+        return candidates
     if isinstance(candidates, (str, bytes, dict, set, frozenset)) or not hasattr(candidates, "__len__"):
         raise MakeTypeError(f"{name} ({candidates!r}) must be a list, tuple or 1-d array of values")
     if isinstance(candidates, np.ndarray) and candidates.ndim != 1:
         raise MakeTypeError(f"{name} (shape {candidates.shape}) must be one-dimensional")
     if len(candidates) == 0:
         raise MakeError(f"{name} ([]) must not be empty")
-    out = tuple(_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates))
-    if len(set(out)) != len(out):
-        seen: set[Any] = set()
-        dup = next(c for c in out if c in seen or seen.add(c))  # type: ignore[func-returns-value]
-        raise MakeError(f"{name} must be distinct, but {dup!r} appears more than once")
-    return out
+    if T is str:
+        out = tuple(_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates))
+        if len(set(out)) != len(out):
+            _refuse_repeat(name, out)
+        return out
+    values = _vectorised(candidates, T)
+    if values is None:   # element by element, with the message naming the first bad one
+        values = np.array([_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates)],
+                          dtype=np.int64 if T is int else np.float64)
+    cands = Candidates(values, T)
+    if cands.repeated:
+        _refuse_repeat(name, values.tolist())
+    return cands
+
+
+def _refuse_repeat(name: str, out: Sequence[Any]) -> None:
+    seen: set[Any] = set()
+    dup = next(c for c in out if c in seen or seen.add(c))  # type: ignore[func-returns-value]
+    raise MakeError(f"{name} must be distinct, but {dup!r} appears more than once")
+
+
+def _vectorised(candidates: Any, T: type) -> np.ndarray | None:
+    """The candidates as an int64 / float64 array when vectorised checks show that every one
+    is valid and converts as :func:`_candidate` would convert it; None to check them one by one."""
+    if isinstance(candidates, np.ndarray):
+        arr = candidates
+    else:
+        kinds = set(map(type, candidates))
+        if not (kinds <= {int} or (T is float and kinds <= {float})):
+            return None   # bools, numpy scalars, mixed or other types: one by one
+        try:
+            arr = np.array(candidates)
+        except OverflowError:
+            return None
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > INT64_MAX:
+        return None
+    if arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+        if T is int:
+            return arr
+        if arr.size and int(np.abs(arr).max()) > EXACT_INT_BOUND:
+            return None   # some may not be exactly a float: let _candidate say which
+        return arr.astype(np.float64) + 0.0
+    if T is float and arr.dtype == np.float64 and np.isfinite(arr).all():
+        return arr + 0.0   # a new array; -0.0 and 0.0 are the same candidate
+    return None
 
 
 def _candidate(name: str, c: Any, T: type) -> Any:
@@ -110,6 +161,7 @@ def _candidate(name: str, c: Any, T: type) -> Any:
             raise MakeError(f"{name} ({c!r}) must fit in a 64-bit integer")
         return c
     if isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)):
+        c = int(c)   # a Python int: numpy would compare it with f after rounding it to a float
         try:
             f = float(c)
         except OverflowError:
@@ -121,73 +173,135 @@ def _candidate(name: str, c: Any, T: type) -> Any:
     return c + 0.0  # -0.0 and 0.0 are the same candidate
 
 
+_CHUNK = 1 << 16        # cost only: records looked up per chunk (the temporaries stay in cache)
+_SORT_KEYS = 1 << 16    # cost only: with more candidates than this, look the records up in sorted order
+
+
 # [proof:candidate_counter]
-def candidate_counter(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray]:
+class Candidates:
+    """Numeric candidates (T float or int), validated and distinct: ``values`` in the given
+    order (int64 or float64, -0.0 read as 0.0) and an index from a record to the position of
+    the candidate equal to it.  A sequence: ``c[j]`` is candidate j as a Python int or float.
+
+    The index is a table of the range for int candidates spanning a small range
+    (``lut[v - lo] = j`` where values[j] = v, k elsewhere), else the candidates sorted
+    (``order`` and ``sorted``) and a binary search.  ``repeated``: whether two are equal."""
+
+    def __init__(self, values: np.ndarray, T: type) -> None:
+        self.values, self.T = values, T
+        k = self.k = int(values.size)
+        self.lut: np.ndarray | None = None
+        if T is int and k and int(values.max()) - int(values.min()) < max(2 ** 16, 4 * k):
+            self.lo, hi = int(values.min()), int(values.max())
+            self.lut = np.full(hi - self.lo + 1, k, dtype=np.int32 if k < 2 ** 31 - 1 else np.intp)
+            self.lut[values - self.lo] = np.arange(k)
+            self.repeated = int(np.count_nonzero(self.lut != k)) != k
+        else:
+            self.order = np.argsort(values)    # distinct values: any sort gives the same order
+            self.sorted = values[self.order]
+            self.repeated = bool((self.sorted[1:] == self.sorted[:-1]).any())
+
+    def __len__(self) -> int:
+        return self.k
+
+    def __getitem__(self, j: int) -> Any:
+        return self.values[j].item()
+
+    def _lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Position of the candidate equal to each key, k where none is."""
+        k = self.k
+        if self.lut is not None:
+            hi = self.lo + self.lut.size - 1
+            inside = (keys >= self.lo) & (keys <= hi)
+            return np.where(inside, self.lut[np.clip(keys, self.lo, hi) - self.lo], k)   # clip: no overflow
+        at = np.minimum(np.searchsorted(self.sorted, keys), k - 1)   # the first candidate >= key
+        return np.where(self.sorted[at] == keys, self.order[at], k)
+
+    def _codes(self, keys: np.ndarray) -> np.ndarray:
+        """_lookup over the keys in chunks (the temporaries stay small)."""
+        out = np.empty(keys.size, dtype=np.intp)
+        for s in range(0, keys.size, _CHUNK):
+            out[s:s + _CHUNK] = self._lookup(keys[s:s + _CHUNK])
+        return out
+
+    def index(self, x: Any) -> np.ndarray | None:
+        """x -> the intp array whose i-th entry is the j with values[j] equal to record i (float64
+        equality for floats), or k when none is; None when a record does not fit T's dtype."""
+        keys = _keys(x, self.T)
+        if keys is None:
+            return None
+        if self.lut is None and self.k > _SORT_KEYS:   # a binary search in cache: sorted queries
+            perm = np.argsort(keys)
+            out = np.empty(keys.size, dtype=np.intp)
+            out[perm] = self._codes(keys[perm])
+            return out
+        return self._codes(keys)
+
+    def counts(self, x: Any) -> np.ndarray | None:
+        """x -> the int64 vector (n_c for c in the candidates), or None as :meth:`index`."""
+        keys = _keys(x, self.T)
+        if keys is None:
+            return None
+        if self.lut is None and self.k > _SORT_KEYS:
+            # many candidates: sort the records and find each candidate's run of equal keys
+            # (two binary searches per candidate, in order), then put the counts in candidate order
+            keys = np.sort(keys)
+            out = np.empty(self.k, dtype=np.int64)
+            out[self.order] = _search_sorted(keys, self.sorted, "right") - _search_sorted(keys, self.sorted, "left")
+            return out
+        return np.bincount(self._codes(keys), minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
+
+
+def _search_sorted(a: np.ndarray, v: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+    """np.searchsorted(a, v, side) for a sorted v, by chunks of v, each searched only in the
+    stretch of a between the positions of its first and last entries (which bound the
+    positions of the others): the same result, with each search in cache."""
+    out = np.empty(v.size, dtype=np.intp)
+    for s in range(0, v.size, _CHUNK):
+        w = v[s:s + _CHUNK]
+        lo, hi = np.searchsorted(a, w[[0, -1]], side=side)
+        out[s:s + _CHUNK] = lo + np.searchsorted(a[lo:hi], w, side=side)
+    return out
+
+
+def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:
     """x -> the int64 vector (n_c for c in cands), where n_c counts the records equal to c.
 
     Total on every member of a vector domain of T, and also on other sequences of numbers
     (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
     counted one by one.  Strings are tallied in a dictionary keyed by the records (``str``
-    equality), numbers through :func:`candidate_index`."""
+    equality), numbers through :class:`Candidates`."""
     k = len(cands)
     if T is str:
+        assert not isinstance(cands, Candidates)  # string candidates are a tuple
+
         def count_strings(x):
             tally = collections.Counter(x)        # record -> multiplicity, by str equality
             return np.array([tally.get(c, 0) for c in cands], dtype=np.int64)
         return count_strings
-    index = candidate_index(cands, T)
-    position = {c: i for i, c in enumerate(cands)}
+    index = cands if isinstance(cands, Candidates) else _numeric(cands, T)
 
     def count(x):
-        codes = index(x)
-        if codes is None:                         # slow path: exact per-record lookup
+        counts = index.counts(x)
+        if counts is None:                        # slow path: exact per-record lookup
+            position = {c: i for i, c in enumerate(index.values.tolist())}
             counts = np.zeros(k, dtype=np.int64)
             for e in x:
                 i = position.get(_key(e, T))
                 if i is not None:
                     counts[i] += 1
-            return counts
-        return np.bincount(codes, minlength=k + 1)[:k].astype(np.int64)
+        return counts
 
     return count
 
 
-def candidate_index(cands: tuple[Any, ...], T: type) -> Callable[[Any], np.ndarray | None]:
-    """For numbers (T float or int): x -> the intp array whose i-th entry is the j with
-    cands[j] equal to record i (float64 equality for floats), or k = len(cands) when no
-    candidate is; None when a record does not fit T's dtype (only off the domain)."""
-    k = len(cands)
-    if T is int and max(cands) - min(cands) < max(2 ** 16, 4 * k):
-        return _table_index(cands)
-    dtype = np.float64 if T is float else np.int64
-    order = np.argsort(np.asarray(cands, dtype=dtype), kind="stable")
-    sorted_c = np.asarray(cands, dtype=dtype)[order]
-
-    def index(x):
-        keys = _keys(x, T)
-        if keys is None:
-            return None
-        at = np.minimum(np.searchsorted(sorted_c, keys), k - 1)   # the first candidate >= key
-        return np.where(sorted_c[at] == keys, order[at], k)
-
-    return index
+def candidate_index(cands: Sequence[Any], T: type) -> Callable[[Any], np.ndarray | None]:
+    """For numbers (T float or int) and distinct candidates: :meth:`Candidates.index`."""
+    return _numeric(cands, T).index
 
 
-def _table_index(cands: tuple[int, ...]) -> Callable[[Any], np.ndarray | None]:
-    """candidate_index for int candidates spanning a small range [lo, hi]: a table of the
-    range, lut[v - lo] = j where cands[j] = v, and k elsewhere (one lookup per record)."""
-    k, lo, hi = len(cands), min(cands), max(cands)
-    lut = np.full(hi - lo + 1, k, dtype=np.intp)
-    lut[np.asarray(cands, dtype=np.int64) - lo] = np.arange(k)
-
-    def index(x):
-        keys = _keys(x, int)
-        if keys is None:
-            return None
-        inside = (keys >= lo) & (keys <= hi)
-        return np.where(inside, lut[np.clip(keys, lo, hi) - lo], k)   # clip: in range, no overflow
-
-    return index
+def _numeric(cands: Sequence[Any], T: type) -> Candidates:
+    return Candidates(np.asarray(cands, dtype=np.float64 if T is float else np.int64), T)
 
 
 def _keys(x: Any, T: type) -> np.ndarray | None:
@@ -202,10 +316,10 @@ def _keys(x: Any, T: type) -> np.ndarray | None:
         return np.zeros(0, dtype=np.float64 if T is float else np.int64)
     if T is float:
         if arr.dtype.kind in "fiu":
-            return arr.astype(np.float64)
+            return arr.astype(np.float64, copy=False)
         return None
     if arr.dtype.kind == "i":
-        return arr.astype(np.int64)
+        return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "u":
         if (arr > np.uint64(INT64_MAX)).any():   # would wrap around in int64
             return None

@@ -33,6 +33,7 @@ def counting(map_zero=0.0):
                        lambda d: 0.5 * d + (map_zero if d == 0 else 0.0))
 
 
+@pytest.mark.usefixtures("honest_but_curious")      # counting() is user-built
 @pytest.mark.parametrize("lib", ["pandas", "polars"])
 def test_every_key_is_released_in_order(lib):
     make = pd.DataFrame if lib == "pandas" else pl.DataFrame
@@ -80,6 +81,7 @@ def test_one_row_per_person_costs_one_release():
     assert grouped.map(1) == median.map(1) and grouped.map(0) == 0
 
 
+@pytest.mark.usefixtures("honest_but_curious")
 def test_parts_at_distance_zero_add_map_of_zero_when_it_is_not_zero():
     pc = dp.c.make_parallel_composition(PARTS.output_domain, PARTS.output_metric, counting(map_zero=0.25))
     assert pc.map((1, 1, 1)) == 0.5 + 2 * 0.25          # one part at distance 1, two at 0

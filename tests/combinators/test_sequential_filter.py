@@ -1,12 +1,18 @@
 """make_sequential_composition and its Queryable: every refusal happens before the data is
 touched (no random byte drawn, the measurement's function never runs) and charges nothing; a
-release that raises charges nothing; budgets add exactly (Fractions) and are shown rounded
-in the safe direction; the three measures (componentwise for (eps, delta)); the map; a
-Queryable released by a query; concurrent queries never overspend."""
+query is charged when its function starts and a release that raises stays charged (a failing
+random source is caught before the charge); budgets add exactly (Fractions) and are shown
+rounded in the safe direction; the three measures (componentwise for (eps, delta)); the map;
+interactive queries are refused, and a Queryable released anyway is dropped and stays charged;
+concurrent queries never overspend.
+
+The measurements built here (``Recorder``) are user-written, so the module runs with the
+feature "honest-but-curious" on (the root conftest's fixture)."""
 import math
 import threading
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import opendp_duff as dp
@@ -14,6 +20,8 @@ from opendp_duff import samplers
 from opendp_duff.core import Measurement
 from opendp_duff.errors import BudgetExceeded, MakeError, MapError
 from opendp_duff.samplers import EntropyError, seeded_rng_for_tests
+
+pytestmark = pytest.mark.usefixtures("honest_but_curious")
 
 SPACE = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
 DATA = [1.0, 2.0, 3.0, 4.0]
@@ -88,13 +96,13 @@ def test_budget_exceeded_is_a_make_error_and_shows_public_numbers_only():
     assert "4.0" not in str(info.value) and "1.0, 2.0" not in str(info.value)
 
 
-def test_a_failing_release_charges_nothing():
+def test_a_failing_release_stays_charged_and_a_failing_source_charges_nothing():
     q = queryable()
     bad = Recorder(fail=True)
     with seeded_rng_for_tests(2):
         with pytest.raises(RuntimeError):
             q(bad.m, 0.5)
-    assert bad.runs == 1 and q.spent_exact == 0
+    assert bad.runs == 1 and q.spent_exact == Fraction(1, 2) and q.queries == 1
 
     class Broken:
         name = "broken"
@@ -106,7 +114,7 @@ def test_a_failing_release_charges_nothing():
     with samplers.byte_source_for_tests(Broken()):
         with pytest.raises(EntropyError):
             q(good.m, 0.5)
-    assert good.runs == 0 and q.spent_exact == 0
+    assert good.runs == 0 and q.spent_exact == Fraction(1, 2) and q.queries == 1
 
 
 def test_budgets_add_exactly():
@@ -209,13 +217,34 @@ def test_an_infinite_budget():
     assert q.spent == math.inf and q.remaining == math.inf
 
 
-def test_a_released_queryable_is_refused_and_stays_charged():
+def test_an_interactive_query_is_refused_before_the_data_and_charges_nothing():
     inner = dp.c.make_sequential_composition(*SPACE, PURE, d_in=1, d_out=0.5)
     q = queryable()
+    for wrapped in (inner, inner >> (lambda qb: (qb,)), inner >> (lambda qb: {"q": [qb]}) >> str):
+        refused(q, wrapped, 0.5, MakeError)
+    z = queryable(ZCDP, d_out=1.0)
+    refused(z, dp.c.make_pureDP_to_zCDP(inner) >> (lambda qb: [qb]), 0.125, MakeError)   # cast, then post-processed
+    assert q.spent == 0.0 and z.spent == 0.0
+
+
+@pytest.mark.parametrize("wrap", [lambda qb: qb, lambda qb: (1.0, qb), lambda qb: [[{"k": {qb}}]],
+                                  lambda qb: {qb: 1}, lambda qb: np.array([1.0, qb], dtype=object)])
+def test_a_released_queryable_is_dropped_and_stays_charged(wrap):
+    inner = queryable(d_out=0.5)                  # made elsewhere: a non-interactive-looking release holds it
+    q = queryable()
+    sneaky = Recorder(release=wrap(inner))
     with seeded_rng_for_tests(10):
         with pytest.raises(MakeError, match="Queryable"):
-            q(inner, 0.5)
-    assert q.spent == 0.5
+            q(sneaky.m, 0.5)
+    assert q.spent == 0.5 and sneaky.runs == 1
+
+
+def test_a_self_referencing_release_ends():
+    loop = []
+    loop.append(loop)
+    q = queryable()
+    with seeded_rng_for_tests(13):
+        assert q(Recorder(release=loop).m, 0.25) is loop
 
 
 def test_concurrent_queries_never_overspend():

@@ -23,6 +23,7 @@ def _compositor(domain):
                                             d_in=1, d_out=1.0)
 
 
+@pytest.mark.usefixtures("honest_but_curious")      # _sum_query is user-built
 def test_changing_the_callers_array_after_admission_does_not_reach_a_query():
     domain = dp.vector_domain(dp.atom_domain(T=float))
     data = np.array([1.0, 2.0, 3.0])
@@ -31,6 +32,7 @@ def test_changing_the_callers_array_after_admission_does_not_reach_a_query():
     assert queryable(_sum_query(domain), 0.0) == 6.0
 
 
+@pytest.mark.usefixtures("honest_but_curious")
 @pytest.mark.parametrize("library", ["pandas", "polars"])
 def test_changing_the_callers_frame_after_admission_does_not_reach_a_query(library):
     lib = pytest.importorskip(library)

@@ -1,7 +1,9 @@
 """Context budgets on 1-D data: unit_of / loss_of, shares that never exceed the total (exact
 rational sums), four queries under split_evenly_over=4 spending everything, the fifth refused
-without reading the data, per-query budgets, and nothing charged when a release is refused or
-fails.
+without reading the data, per-query budgets, nothing charged when a query is refused or the
+random source fails before the data is read (a release that raises later stays charged:
+tests/system/test_trust.py), and degenerate budgets (the least positive float, an infinite
+cost) refused with BudgetExceeded or MakeError, never a math error.
 
 The data is read only by a query's function, which the compositor runs right after drawing a
 byte of randomness (``check_entropy``): a byte source that fails the test shows that a refused
@@ -127,7 +129,7 @@ def test_a_budget_beyond_what_remains_is_refused_and_charges_nothing():
     assert Fraction(ctx.remaining) <= 1 - Fraction(0.6)   # rounded down
 
 
-def test_a_failed_release_charges_nothing_and_keeps_its_share():
+def test_a_failing_random_source_charges_nothing_and_keeps_its_share():
     ctx = context(dp.loss_of(epsilon=1.0), split_evenly_over=2)
 
     class Broken:
@@ -173,3 +175,35 @@ def test_approximate_dp_queries_default_to_delta_zero_and_track_both_components(
     assert ctx.remaining == (1.0, 1e-6)
     with pytest.raises(dp.BudgetExceeded):
         ctx.query(epsilon=0.5, delta=2e-6)
+
+
+@pytest.mark.parametrize("loss,budget", [
+    (dp.loss_of(epsilon=1.0), dict(epsilon=5e-324)), (dp.loss_of(epsilon=1.0, delta=1e-6), dict(epsilon=5e-324)),
+    (dp.loss_of(epsilon=1.0, delta=1e-6), dict(epsilon=5e-324, delta=5e-324)),
+])
+@pytest.mark.parametrize("build", [
+    lambda q: q.clamp(BOUNDS).median(), lambda q: q.clamp(BOUNDS).quantile(0.25), lambda q: q.clamp(BOUNDS).mean(),
+    lambda q: q.count(), lambda q: q.mode(candidates=[1.0, 2.0]),
+], ids=["median", "quantile", "mean", "count", "mode"])
+def test_a_budget_too_small_for_any_scale_is_refused_clearly(loss, budget, build):
+    ctx = context(loss)
+    with byte_source_for_tests(FailingSource()):
+        with pytest.raises(dp.MakeError, match="no value of scale meets the query's budget"):
+            build(ctx.query(**budget)).release()
+    assert ctx.spent in (0.0, (0.0, 0.0))
+
+
+def test_a_tiny_zcdp_budget_still_releases_with_enormous_noise():
+    ctx = context(dp.loss_of(rho=1.0))
+    assert np.isfinite(ctx.query(rho=5e-324).count().release()) and ctx.spent == 5e-324
+
+
+def test_an_infinite_cost_is_over_budget():
+    for loss in (dp.loss_of(epsilon=1.0), dp.loss_of(epsilon=1.0, delta=1e-6)):
+        ctx = context(loss)
+        exact = dp.t.then_count()
+        with byte_source_for_tests(FailingSource()):
+            with pytest.raises(dp.BudgetExceeded, match="cost"):
+                q = ctx.query().then(exact).laplace(scale=0.0)
+                q.release()
+        assert ctx.spent in (0.0, (0.0, 0.0))

@@ -66,6 +66,7 @@ def bun_results():
         return json_round_trip(bun_steinke_means.compute(quick=True))
 
 
+@pytest.mark.slow
 def test_bun_steinke_means_figures(bun_results):
     figs = bun_steinke_means.figures(bun_results, FakePyplot())
     assert sorted(figs) == ["_library_t", "_paper_t", "_reference_t"]

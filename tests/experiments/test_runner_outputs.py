@@ -1,6 +1,8 @@
 """The shared experiment runner: quick runs are marked in file names and titles, figures are
 written at 150 dpi or better, a missing matplotlib is reported with the extra that installs it,
-and saved runs re-render from their JSON to the same tables."""
+and saved runs re-render from their JSON to the same tables.  Seeded noise needs the feature
+"insecure-randomness" (the command line's --seeded-noise turns it on) and every output of a
+seeded run says so: the report, the JSON and each figure's title and caption."""
 import struct
 import sys
 
@@ -8,10 +10,11 @@ import numpy as np
 import pytest
 from fake_pyplot import FakePyplot
 
+import opendp_duff as dp
 from opendp_duff.experiments import __main__ as cli
 from opendp_duff.experiments import _runner, bun_steinke_means, real_medians
 from opendp_duff.experiments._common import PLOTS_MISSING, json_round_trip, pyplot, read_json
-from opendp_duff.experiments._runner import DPI, QUICK_MARK, Options, output_stem, render, run
+from opendp_duff.experiments._runner import DPI, QUICK_MARK, SEEDED_MARK, Options, output_stem, render, run
 
 TINY_BUN = {"ns": (21,), "epsilons": (1.0,), "t_grid": 4, "ss_datasets": 2, "trim_datasets": 10,
             "fractions": (0.0, 0.2)}
@@ -42,6 +45,7 @@ def test_quick_run_files_are_marked_quick(quick_real_medians):
     assert "QUICK mode" in md and "plots not requested" in md
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["real-medians", "bun-steinke-means"])
 def test_figures_are_saved_at_150_dpi_with_quick_titles_and_names(which, quick_real_medians, quick_bun,
                                                                    tmp_path, monkeypatch):
@@ -78,6 +82,7 @@ def _png_dpi(path):
     return x * 0.0254, y * 0.0254
 
 
+@pytest.mark.slow
 def test_png_files_record_at_least_150_dpi(quick_real_medians, tmp_path):
     if pyplot() is None:
         pytest.skip("matplotlib (the optional plots extra) is not installed")
@@ -98,10 +103,38 @@ def test_missing_matplotlib_names_the_extra(quick_real_medians, tmp_path, monkey
     assert PLOTS_MISSING in capsys.readouterr().err
 
 
+def test_seeded_runs_say_so_in_every_output(quick_real_medians, tmp_path, monkeypatch):
+    fake = FakePyplot()
+    monkeypatch.setattr(_runner, "pyplot", lambda: fake)
+    out, res = quick_real_medians
+    meta = res["meta"]
+    assert meta["noise_seed"] == 4 and "insecure-randomness" in meta["features"]
+    assert meta["randomness"].startswith("SEEDED") and "insecure-randomness" in meta["randomness"]
+    assert "SEEDED for reproducibility" in (out / "real_medians_synthetic_quick.md").read_text()
+    render(real_medians, res, str(tmp_path / "seeded"))
+    [fig] = fake.figures
+    assert SEEDED_MARK in fig.title and fig.title.endswith(QUICK_MARK)
+    assert SEEDED_MARK in (tmp_path / "seeded" / "real_medians_synthetic_quick.md").read_text()
+    secure = dict(res, meta=dict(meta, noise_seed=None, randomness="secure (os.urandom), not reproducible"))
+    render(real_medians, secure, str(tmp_path / "secure"))
+    assert SEEDED_MARK not in fake.figures[-1].title
+    assert SEEDED_MARK not in (tmp_path / "secure" / "real_medians_synthetic_quick.md").read_text()
+
+
+@pytest.mark.usefixtures("insecure_randomness_off")
+def test_seeded_noise_is_refused_without_the_switch(tmp_path):
+    with pytest.raises(dp.FeatureNotEnabled, match="insecure-randomness"):
+        run(real_medians, Options(str(tmp_path), quick=True, noise_seed=4, plots=False,
+                                  extra={"source": "synthetic"}))
+    assert not list(tmp_path.iterdir())          # refused before anything was computed or written
+
+
+@pytest.mark.usefixtures("insecure_randomness_off")   # --seeded-noise is the consent: it turns the feature on
 def test_from_json_rerenders_the_same_report(tmp_path, capsys):
     first, second = tmp_path / "run", tmp_path / "again"
     assert cli.main(["real-medians", "--quick", "--source", "synthetic", "--seeded-noise", "8", "--no-plots",
                      "--out", str(first)]) == 0
+    assert "insecure-randomness" in dp.enabled_features()
     saved = first / "real_medians_synthetic_quick.json"
     assert cli.main(["--from-json", str(saved), "--out", str(second), "--no-plots"]) == 0
     original = (first / "real_medians_synthetic_quick.md").read_text().splitlines()

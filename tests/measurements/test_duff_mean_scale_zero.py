@@ -51,6 +51,7 @@ def test_releases_lie_in_the_top_level_pieces(data, bounds):
             assert np.any((left <= out) & (out <= right)), (data, out)
 
 
+@pytest.mark.slow
 @rerun_once(seed=4401)
 def test_scale_zero_law_is_uniform_on_the_top_piece_by_width():
     # [1, 3] on [0, 4]: the top level set is L_1 = [4/3, 8/3] (one piece); uniform on it

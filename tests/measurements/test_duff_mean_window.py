@@ -153,6 +153,7 @@ def all_pieces(s):
     return left[order], right[order], numer[order].astype(np.int64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tail", [mw._TAIL, 0.0, -6.0])
 def test_near_and_block_pieces_are_the_step_function(monkeypatch, tail):
     monkeypatch.setattr(mw, "_TAIL", tail)  # smaller: fewer near levels, more in the blocks
@@ -203,6 +204,7 @@ class BlocksFirst:
         return self.inner.random_bytes(n)
 
 
+@pytest.mark.slow
 def test_forced_block_wins_and_lazy_building(monkeypatch):
     monkeypatch.setattr(mw, "_TAIL", 0.0)  # blocks within about 40 nats of the top
     built = []

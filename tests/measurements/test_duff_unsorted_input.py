@@ -3,13 +3,16 @@ opendp_duff.measurements._rank_window and the law of the selected path.
 
 Deterministic tests: the window selected from shuffled records equals the one sliced from
 the sorted records (values, tail counts, ties, sorted tails) on random and adversarial data
-(ties at the window's edges, all-equal records, records at the bounds, n = 0, 1, 2); the
-sampler built from either has the same race inputs and, fed the same bytes, the same
-releases, also when a block is forced open (a shrunk window, or bytes that make a block's
-Gumbel win); a tail is sorted only when its block is opened; the input is not modified.
+(ties at the window's edges, all-equal records, records at the bounds, n = 0, 1, 2), by the
+one-pass kernel itself (its small-input shortcut switched off) and as shipped; the sampler
+built from either, or from the raw records with the clip left to the kernel, has
+the same race inputs and, fed the same bytes, the same releases, also when a block is forced
+open (a shrunk window, or bytes that make a block's Gumbel win); a tail is sorted only when
+its block is opened; the input is not modified.  The kernel's own tests (any pivots, orders
+that fool its sample) are in test_selection.py.
 
 Statistical tests (slow, seeded with ``rerun_once``): Kolmogorov-Smirnov at level 1e-3 of
-the unsorted path against the exact CDF (gap levels from a search over the counts of
+the unsorted path (the kernel's pass forced) against the exact CDF (gap levels from a search over the counts of
 [GM-Duff] Definition 8 for small n, the step function of duff_utility otherwise) and against
 draws of the sorted path (two-sample).  Each test makes several KS comparisons, k of them;
 its false-failure rate is at most (k 1e-3)^2 <= 1e-4 after the rerun.
@@ -25,6 +28,7 @@ from scipy import stats
 import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.duff_utility import quantile_step_function
+from opendp_duff.measurements import _selection
 from opendp_duff.measurements import duff as duff_mod
 from opendp_duff.measurements._rank_window import SelectedRecords, SortedRecords
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests, seeded_rng_for_tests
@@ -53,6 +57,14 @@ def shuffled(x, seed=0):
     return np.random.default_rng(seed).permutation(x)
 
 
+@pytest.fixture(params=["pass", "shipped"])
+def direct(request, monkeypatch):
+    """The kernel's pass on every input ("pass": no small-input shortcut), or as shipped."""
+    if request.param == "pass":
+        monkeypatch.setattr(_selection, "_DIRECT", 0)
+    return request.param
+
+
 def same_window(w1, w2):
     assert (w1.n, w1.first) == (w2.n, w2.first)
     assert np.array_equal(w1.values, w2.values)
@@ -63,7 +75,7 @@ def same_window(w1, w2):
 
 
 # ----------------------------------------------------------------------------- the windows
-def test_selected_window_equals_sorted_window():
+def test_selected_window_equals_sorted_window(direct):
     rng = np.random.default_rng(41)
     for name, x in datasets():
         n = x.size
@@ -74,9 +86,9 @@ def test_selected_window_equals_sorted_window():
             pairs.add((a, b))
         for a, b in pairs:
             same_window(SelectedRecords(z).window(a, b), SortedRecords(y).window(a, b))
-            mine = z.copy()  # owned: reordered in place, same window
-            same_window(SelectedRecords(mine, owned=True).window(a, b), SortedRecords(y).window(a, b))
-            assert np.array_equal(np.sort(mine), y)
+            # the raw records spread beyond [0, 1], clipped back by the kernel: the same window
+            raw = np.where(z == 0.0, -3.0, np.where(z == 1.0, np.inf, z))
+            same_window(SelectedRecords(raw, clip=(0.0, 1.0)).window(a, b), SortedRecords(y).window(a, b))
             w = SortedRecords(y).window(a, b)
             # the definitions, directly: counts of tail records equal to the window's ends
             assert w.left.ties == int(np.sum(y[:a - 1] == y[a - 1])), name
@@ -99,9 +111,12 @@ def test_selection_does_not_modify_the_input():
 CONFIGS = [(Fraction(1, 2), 2.0), (0.1, 0.5), (0.9, 1.0), (Fraction(1, 3), 0.0), (0.5, math.inf)]
 
 
-def samplers_for(x, alpha, scale):
+def samplers_for(x, alpha, scale, clip=False):
+    """Sorted path; selected path (on the raw records spread beyond [0, 1] when ``clip``)."""
     sampler_s = duff_mod._QuantileSampler(np.sort(x), 0.0, 1.0, alpha, scale)
-    sampler_u = duff_mod._QuantileSampler(SelectedRecords(shuffled(x)), 0.0, 1.0, alpha, scale)
+    z = shuffled(x)
+    src = SelectedRecords(np.where(z == 1.0, 4.0, z), clip=(0.0, 1.0)) if clip else SelectedRecords(z)
+    sampler_u = duff_mod._QuantileSampler(src, 0.0, 1.0, alpha, scale)
     return sampler_s, sampler_u
 
 
@@ -116,9 +131,10 @@ def same_inputs(s, u):
 def test_sampler_inputs_and_releases_equal_sorted_path(monkeypatch, tail):
     # -9 shrinks the window to a few gaps, so the blocks are opened often
     monkeypatch.setattr(duff_mod, "_TAIL", tail)
-    for name, x in datasets():
+    monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
+    for k, (name, x) in enumerate(datasets()):
         for alpha, scale in CONFIGS:
-            s, u = samplers_for(x, alpha, scale)
+            s, u = samplers_for(x, alpha, scale, clip=k % 2 == 1)
             same_inputs(s, u)
             for blk in u.blocks:  # a lazy block's obligation: live levels <= its bound, inside its span
                 nu, lft, rgt = blk.members()
@@ -170,6 +186,7 @@ class CountingSource(SelectedRecords):
 
 def test_forced_block_wins_give_the_sorted_paths_release(monkeypatch):
     monkeypatch.setattr(duff_mod, "_TAIL", 0.0)  # blocks within about 40 nats of the items
+    monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     rng = np.random.default_rng(43)
     wins = 0
     for x in (rng.uniform(0, 1, 300), rng.choice([0.2, 0.5, 0.7], size=250)):
@@ -263,7 +280,8 @@ def gap_cdf(y, lo, hi, levels, scale):
 
 @pytest.mark.slow
 @rerun_once(seed=4801)
-def test_ks_unsorted_against_brute_force_levels():
+def test_ks_unsorted_against_brute_force_levels(monkeypatch):
+    monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     rng = np.random.default_rng(48)
     for x, alpha, scale in [(np.array([]), 0.5, 1.0), (np.array([0.6]), 0.5, 0.5),
                             (np.array([0.9, 0.2]), Fraction(1, 3), 1.0),
@@ -280,6 +298,7 @@ def test_ks_unsorted_against_brute_force_levels():
 @rerun_once(seed=4802)
 def test_ks_unsorted_against_exact_cdf_and_sorted_path(monkeypatch, tail):
     monkeypatch.setattr(duff_mod, "_TAIL", tail)  # -9: the blocks are opened often
+    monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     cases = {"ties at the edges": (0.5, 2.0), "few values": (0.3, 1.0), "all equal": (0.5, 2.0),
              "cauchy": (0.7, 0.5), "n=2 tied": (0.5, 1.0)}
     for name, x in datasets():

@@ -50,7 +50,7 @@ def test_same_seed_gives_the_measurements_releases(statistic, m, params):
     x = _data(n)
     meas = _measurement(statistic, m, n, params)
     with seeded_rng_for_tests(11):
-        # meas(x) first draws one byte (check_entropy), as the batched path does once
+        # meas(x) first draws the entropy check's bytes, as the batched path does once
         first = meas(x)
         one_by_one = np.array([first] + [meas._function(x) for _ in range(k - 1)])
     with seeded_rng_for_tests(11):

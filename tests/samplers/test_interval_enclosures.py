@@ -32,6 +32,7 @@ def inside(v, enc):
     return enc[0] <= v <= enc[1]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.floats(-1e6, 1e6).map(Decimal), WIDTHS, st.floats(-1e6, 1e6).map(Decimal), WIDTHS, PRECS)
 def test_arithmetic_encloses(a0, wa, b0, wb, prec):
@@ -50,6 +51,7 @@ def test_arithmetic_encloses(a0, wa, b0, wb, prec):
                 assert div is None or inside(x / y, div)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.floats(-700, 700).map(Decimal), WIDTHS, PRECS)
 def test_exp_encloses(x0, w, prec):
@@ -61,6 +63,7 @@ def test_exp_encloses(x0, w, prec):
         assert all(inside(x.exp(), enc) for x in xs)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.floats(1e-300, 1e300).map(Decimal), WIDTHS, PRECS)
 def test_ln_and_sqrt_enclose(x0, w, prec):

@@ -47,7 +47,7 @@ def _same_bytes(frame, parts, spark_part, local, seed=5):
     with seeded_rng_for_tests(seed):
         released = make_spark_grouped(DOM, dp.symmetric_distance(), "g", KEYS, spark_part)(frame)
     with seeded_rng_for_tests(seed):
-        check_entropy()   # the one byte Measurement.__call__ draws first
+        check_entropy()   # the bytes Measurement.__call__ draws first
         expected = tuple(local._function(parts[k]) for k in KEYS)
     return released, expected
 

@@ -284,7 +284,7 @@ def _c(v, run=True):
 
 @case("make_partition_by.keys[0]", "candidate")
 def _c(v, run=True):
-    import pandas as pd
+    pd = pytest.importorskip("pandas", reason="a data frame needs pandas (the pandas extra)")
     dom = dp.dataframe_domain({"k": dp.atom_domain(T=float), "x": dp.atom_domain(T=float)})
     t = dp.t.make_partition_by(dom, dp.symmetric_distance(), by="k", keys=[v, 5.0])
     if run:

@@ -14,6 +14,7 @@ import pathlib
 import re
 
 import pytest
+from helpers import missing_libraries
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 FENCE = re.compile(r"^```(?:python|pycon)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
@@ -35,6 +36,9 @@ def test_the_guides_have_code():
 
 
 def run_page(page: pathlib.Path) -> None:
+    missing = missing_libraries("\n".join(code for _, code in code_blocks(page)))
+    if missing:
+        pytest.skip(f"{page.name}: its examples {missing}")
     namespace: dict = {"__name__": f"docs_{page.stem.replace('-', '_')}"}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     parser = doctest.DocTestParser()

@@ -1,6 +1,10 @@
 """The documentation site: it builds with warnings as errors, renders in headless Chromium, and
 every internal link of every built page resolves.
 
+Chromium also lays out three pages 1280 px wide and reports where their code blocks end: none
+runs off the page, and the shell blocks (the README's two commands) wrap instead of hiding their
+ends.  Citation keys link to the references page, and the API index lists each page once.
+
 No prebuilt site is needed.  The site checked is ``docs/_build/html`` (where ``.ci/run`` builds
 it) when that build is newer than every source it depends on (the pages, the package, the
 proofs and their PDFs); otherwise this module builds it into a temporary folder with
@@ -9,15 +13,18 @@ than its source.  A site that does not build is a failure.  Chromium (``--dump-d
 the index, an API page and a search; the links are checked on the HTML files themselves: the
 target file exists and, for ``page.html#anchor``, the target has an element with that id.
 
-``OPENDP_DUFF_REQUIRE_BROWSER=1`` (set by ``.ci/run``) makes a missing Chromium a failure; without
-it, the module is skipped when Chromium is not installed.
+The module is skipped, with the reason, without Chromium or Sphinx (the docs extra), and without
+the TeX toolchain when the proofs' PDFs need building; ``.ci/run`` requires all three
+(``OPENDP_DUFF_REQUIRE_BROWSER``, ``_SPHINX``, ``_TEX``: see tests/conftest.py).
 """
 from __future__ import annotations
 
+import html
 import html.parser
-import os
+import json
 import pathlib
 import posixpath
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +32,7 @@ import tempfile
 import urllib.parse
 
 import pytest
+from helpers import chromium, missing
 
 import opendp_duff as dp
 from opendp_duff import laws
@@ -32,15 +40,10 @@ from opendp_duff import laws
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PREBUILT = DOCS / "_build" / "html"
-ENV = "OPENDP_DUFF_REQUIRE_BROWSER"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-REQUIRED = os.environ.get(ENV, "") not in ("", "0")
+CHROMIUM = chromium()
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not REQUIRED and CHROMIUM is None,
-                       reason=f"headless Chromium not installed ({ENV}=1, as in .ci/run, requires it)"),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(missing("chromium", "sphinx")),
+                                                   reason="the site's check " + missing("chromium", "sphinx"))]
 
 
 # --------------------------------------------------------------------------- the site
@@ -60,6 +63,8 @@ def _build(outdir: pathlib.Path) -> None:
     tex = sorted(p for p in (ROOT / "proofs").rglob("*.tex") if "_build" not in p.parts)
     pdfs = [t.with_suffix(".pdf") for t in tex]
     if any(not p.exists() or p.stat().st_mtime < t.stat().st_mtime for t, p in zip(tex, pdfs, strict=True)):
+        if missing("tex"):
+            pytest.skip("the site links the proofs' PDFs, which need building: " + missing("tex"))
         res = subprocess.run([sys.executable, str(ROOT / "proofs" / "build.py")], capture_output=True, text=True)
         assert res.returncode == 0, "the site links the proofs' PDFs; proofs/build.py failed:\n" + res.stdout[-3000:]
     res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
@@ -111,13 +116,14 @@ def _parse(text: str) -> _Page:
     return page
 
 
-def _chromium_dom(url: str) -> str:
-    """The DOM of ``url`` after Chromium has rendered it and run its scripts."""
-    assert CHROMIUM is not None, f"{ENV} is set but Chromium is not installed (Debian: apt-get install chromium)"
+def _chromium_dom(url: str, width: int = 1280) -> str:
+    """The DOM of ``url`` after Chromium has rendered it, ``width`` pixels wide, and run its scripts."""
+    assert CHROMIUM is not None
     with tempfile.TemporaryDirectory() as profile:
         cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom", url]
+               f"--user-data-dir={profile}", f"--window-size={width},900", "--virtual-time-budget=10000",
+               "--dump-dom", url]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "</html>" in res.stdout, f"Chromium failed on {url}:\n{res.stderr[-2000:]}"
     return res.stdout
@@ -148,6 +154,63 @@ def test_api_reference_is_reachable_and_renders_in_chromium(site):
 def test_search_finds_a_constructor_in_chromium(site):
     found = _parse(_chromium_dom((site / "search.html").as_uri() + "?q=make_duff_quantile"))
     assert "api/m.html#opendp_duff.m.make_duff_quantile" in found.links
+
+
+# Run in the page once it is laid out: the widths of the page and of every code block, written
+# into the DOM, which --dump-dom then shows.
+_MEASURE = """<script>
+window.addEventListener("load", function () {
+  var root = document.documentElement, blocks = [];
+  document.querySelectorAll("pre").forEach(function (pre) {
+    var box = pre.getBoundingClientRect(), style = getComputedStyle(pre);
+    blocks.push({shell: !!pre.closest("div.highlight-sh"), right: box.right, scroll: pre.scrollWidth,
+                 client: pre.clientWidth, overflow: style.overflowX, text: pre.textContent.slice(0, 60)});
+  });
+  document.body.setAttribute("data-layout", JSON.stringify(
+      {view: root.clientWidth, page: root.scrollWidth, blocks: blocks}));
+});
+</script>"""
+
+
+@pytest.mark.parametrize("page", ["getting-started.html", "analyst-guide.html", "api/m.html"])
+def test_code_blocks_fit_the_page_at_1280_px_in_chromium(site, page, tmp_path):
+    """At 1280 px no code block runs off the page: a shell block wraps (all of a command is in
+    view), any other block fits or scrolls inside its own box; the page never scrolls sideways."""
+    probe = tmp_path / page
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(site / "_static", tmp_path / "_static")
+    probe.write_text((site / page).read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), "utf-8")
+    dom = _chromium_dom(probe.as_uri(), width=1280)
+    found = re.search(r'data-layout="([^"]*)"', dom)
+    assert found, f"{page}: the layout probe did not run"
+    layout = json.loads(html.unescape(found.group(1)))
+    assert layout["blocks"], f"{page} has no code block"
+    assert layout["page"] <= layout["view"], f"{page} scrolls sideways at 1280 px: {layout['page']} px"
+    for block in layout["blocks"]:
+        assert block["right"] <= layout["view"], f"{page}: a code block runs off the page: {block}"
+        if block["shell"]:
+            assert block["scroll"] <= block["client"], f"{page}: a command is cut off: {block}"
+        else:
+            assert block["scroll"] <= block["client"] or block["overflow"] in ("auto", "scroll"), block
+    if page == "getting-started.html":
+        assert sum(b["shell"] for b in layout["blocks"]) >= 2       # the two commands are checked
+
+
+def test_citation_keys_link_to_their_entry_on_the_references_page(site):
+    references = _parse((site / "references.html").read_text(encoding="utf-8"))
+    assert {"ref-gm-duff", "ref-bs19", "ref-nrs07"} <= references.ids
+    index = _parse((site / "index.html").read_text(encoding="utf-8"))
+    assert "references.html#ref-gm-duff" in index.links
+    measurements = _parse((site / "api" / "m.html").read_text(encoding="utf-8"))
+    assert "../references.html#ref-gm-duff" in measurements.links
+    text = (site / "getting-started.html").read_text(encoding="utf-8")
+    assert re.search(r'<a class="[^"]*citation-key[^"]*" href="references.html#ref-gm-duff">\[GM-Duff\]</a>', text)
+
+
+def test_the_api_index_lists_its_pages_once(site):
+    text = (site / "api" / "index.html").read_text(encoding="utf-8")
+    body = text[text.index('<div class="body"'):text.index('class="sphinxsidebar"')]
+    assert body.count('href="m.html"') == 1, "the API index lists dp.m more than once"
 
 
 def _public_names() -> dict[str, list[str]]:

@@ -20,13 +20,14 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import opendp_duff as dp
 from opendp_duff import samplers
 from opendp_duff.experiments import _baselines as baselines
 from opendp_duff.metrics_id import symmetric_id_distance
+
+pd = pytest.importorskip("pandas", reason="the frame and partition entries need pandas (the pandas extra)")
 
 # ---------------------------------------------------------------- the secrets
 SECRET = 31415.9265358979                      # a float; "31415" would show in any repr of it

@@ -8,11 +8,18 @@
   every module collected after it): a test that needs more digits uses ``localcontext``;
 * it speaks of the project, not of the work items that produced it: no "issue N", "item N" or
   "file 00N" (papers are cited by key from docs/references.md; other projects' bugs as
-  "<project> GitHub #N").
+  "<project> GitHub #N");
+* a test over about half a second is marked ``slow``: the CPU budget of tests/conftest.py is on in
+  this run, and it does fail an unmarked test over its limit (run on a throwaway suite with the
+  real conftest, in a subprocess) while a marked one, or one within the limit, passes.
 """
 import ast
+import os
 import pathlib
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -53,3 +60,53 @@ def test_no_work_item_references(path):
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_does_not_set_the_global_decimal_context(path):
     assert not re.search(r"^getcontext\(\)", path.read_text(), re.M), f"{path.name}: use decimal.localcontext"
+
+
+def test_the_cpu_budget_of_unmarked_tests_is_on(request):
+    if os.environ.get("OPENDP_DUFF_TEST_CPU_LIMIT", "") == "0":
+        pytest.skip("OPENDP_DUFF_TEST_CPU_LIMIT=0 turns the CPU budget off in this run")
+    assert request.config.pluginmanager.has_plugin("opendp-duff-cpu-budget")
+
+
+BUSY = """
+import subprocess, sys, time
+import pytest
+
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+def test_unmarked_and_busy():
+    burn(0.6)
+
+def test_unmarked_and_busy_in_a_subprocess():
+    subprocess.run([sys.executable, "-c", "import time\\nend = time.process_time() + 0.6\\n"
+                    "while time.process_time() < end: pass"], check=True)
+
+@pytest.mark.slow
+def test_marked_and_busy():
+    burn(0.6)
+
+def test_unmarked_and_quick():
+    burn(0.05)
+"""
+
+
+@pytest.mark.slow
+def test_the_cpu_budget_fails_an_unmarked_slow_test(tmp_path):
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(TESTS / "helpers.py", tmp_path / "helpers.py")
+    (tmp_path / "test_busy.py").write_text(BUSY)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+    env = {**os.environ, "OPENDP_DUFF_TEST_CPU_LIMIT": "0.3",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(TESTS.parent)])}
+    env = {k: v for k, v in env.items() if not k.startswith("OPENDP_DUFF_REQUIRE_")}
+    res = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-rA",
+                          str(tmp_path)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    out = res.stdout
+    assert res.returncode == 1, out[-3000:]
+    assert "FAILED test_busy.py::test_unmarked_and_busy " in out, out[-3000:]
+    assert "FAILED test_busy.py::test_unmarked_and_busy_in_a_subprocess" in out, out[-3000:]
+    assert "PASSED test_busy.py::test_marked_and_busy" in out and "PASSED test_busy.py::test_unmarked_and_quick" in out
+    assert "over the limit of 0.3 s for a test not marked slow" in out

@@ -51,6 +51,7 @@ def test_chains_into_the_vector_mechanisms(lib):
     assert count(x) == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", LIBS)
 def test_stability_by_brute_force(lib):
     universe = [("N", 1.0, 1), ("S", 1.0, 1), ("N", 2.0, 1)]

@@ -1,0 +1,114 @@
+"""Duff mode at scale: make_duff_mode over m candidates and n records, time and peak memory.
+
+    python benchmarks/bench_duff_mode.py                 # m = n = 1e7, 3 alternating runs each
+    python benchmarks/bench_duff_mode.py --m 1e6 --repeats 5
+
+Each run is a fresh subprocess (so its peak memory is its own) for one kind of candidates:
+``int`` (np.arange(m)), ``int list`` (the same as a Python list) and ``float`` (m distinct
+floats in random order); the records are n draws among the candidates and m/10 values that are
+none of them.  A run times ``make_duff_mode`` (validation and index of the candidates) and one
+release (counting, the race), each as a ratio to ``np.unique(records, return_counts=True)``
+timed in the same process; then the peak of traced allocations (``tracemalloc``, numpy's
+included) over a second make and release, and the process's peak resident size
+(``ru_maxrss``) before and after the first.  Runs of the kinds alternate; the figures printed
+are medians over the runs.  Releases use the library's secure default randomness; the data
+comes from numpy's generator (public benchmark data).
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+
+from _timing import ROOT
+
+import numpy as np
+
+KINDS = ("int", "int list", "float")
+
+
+def data(kind, m, n, seed):
+    import opendp_duff as dp
+    rng = np.random.default_rng(seed)
+    if kind == "float":
+        cands = rng.permutation(np.linspace(-1.0, 1.0, m))
+        pool = np.r_[cands, np.linspace(2.0, 3.0, m // 10)]
+        T = float
+    else:
+        cands = np.arange(m)
+        pool = np.arange(m + m // 10)
+        T = int
+    x = pool[rng.integers(0, pool.size, size=n)]
+    space = dp.vector_domain(dp.atom_domain(T=T)), dp.symmetric_distance()
+    return space, (cands.tolist() if kind == "int list" else cands), x
+
+
+def child(kind, m, n, seed):
+    import opendp_duff as dp
+    space, cands, x = data(kind, m, n, seed)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    meas = dp.m.make_duff_mode(*space, candidates=cands, scale=1.0)
+    t1 = time.perf_counter()
+    release = meas(x)
+    t2 = time.perf_counter()
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    del meas
+    t3 = time.perf_counter()
+    np.unique(x, return_counts=True)
+    t4 = time.perf_counter()
+    tracemalloc.start()
+    dp.m.make_duff_mode(*space, candidates=cands, scale=1.0)(x)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(json.dumps({"make": t1 - t0, "call": t2 - t1, "unique": t4 - t3, "traced_peak": peak,
+                      "rss_before": rss0 * 1024, "rss_after": rss1 * 1024, "release_type": type(release).__name__}))
+
+
+def run(kind, m, n, seed):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, __file__, "--child", kind, "--m", str(m), "--n", str(n),
+                          "--seed", str(seed)], capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--m", type=float, default=1e7, help="number of candidates")
+    ap.add_argument("--n", type=float, default=None, help="number of records (default m)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    m = int(args.m)
+    n = int(args.n) if args.n is not None else m
+    if args.child:
+        child(args.child, m, n, args.seed)
+        return
+    kinds = args.kinds.split(",")
+    runs = {k: [] for k in kinds}
+    for r in range(args.repeats):        # alternate the kinds: load from other processes hits all alike
+        for k in kinds:
+            runs[k].append(run(k, m, n, args.seed + r))
+    MB = 2.0 ** 20
+    print(f"make_duff_mode, m = {m:.0e} candidates, n = {n:.0e} records; medians of {args.repeats} "
+          "alternating runs, each in its own process")
+    for k in kinds:
+        med = {key: statistics.median(r[key] for r in runs[k])
+               for key in ("make", "call", "unique", "traced_peak", "rss_before", "rss_after")}
+        total = med["make"] + med["call"]
+        print(f"  {k:8s}: make + release {total:.2f} s = {total / med['unique']:.2f}x np.unique(records) "
+              f"(make {med['make'] / med['unique']:.2f}x, release {med['call'] / med['unique']:.2f}x; "
+              f"np.unique {med['unique']:.2f} s)")
+        print(f"            peak traced allocations {med['traced_peak'] / MB:.0f} MB; process peak "
+              f"{med['rss_after'] / MB:.0f} MB ({med['rss_before'] / MB:.0f} MB with the data, before make)"
+              f"; release a Python {runs[k][0]['release_type']}")
+
+
+if __name__ == "__main__":
+    main()
