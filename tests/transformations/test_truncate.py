@@ -9,8 +9,6 @@ the others are deterministic."""
 import math
 
 import numpy as np
-import pandas as pd
-import polars as pl
 import pytest
 
 import opendp_duff as dp
@@ -18,6 +16,9 @@ from helpers import canonical_rows, grouped_distance, id_distance, multiset_dist
 from opendp_duff.errors import MakeError
 from opendp_duff.metrics import PartitionBound
 from opendp_duff.metrics_id import grouped_symmetric_distance, symmetric_id_distance
+
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
 
 KEY = bytes(range(16))
 FLOATS = [0.0, -0.0, 1.5, math.nan, None, 2.0, -3.0]

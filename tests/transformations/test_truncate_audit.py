@@ -5,13 +5,14 @@ against the data without them stays within the chain's map at d_in = 1.  Without
 truncation the same person moves the release far beyond it (the test has teeth).  Exact
 laws, no sampling: deterministic."""
 import numpy as np
-import pandas as pd
-import polars as pl
 import pytest
 
 import opendp_duff as dp
 from opendp_duff.audit import exact_privacy_loss
 from opendp_duff.metrics_id import symmetric_id_distance
+
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
 
 KEY = bytes(range(16))
 DOM = dp.dataframe_domain({"user": dp.atom_domain(T=int), "value": dp.atom_domain(T=float)})

@@ -7,14 +7,15 @@ NaN, null, dtype), strings that UTF-8 cannot encode, working column names.  Dete
 import math
 
 import numpy as np
-import pandas as pd
-import polars as pl
 import pytest
 
 from helpers import canonical_rows, reference_truncation
 from opendp_duff.transformations import _truncate_kernels as kernels
 from opendp_duff.transformations._truncate_kernels import (Truncation, kept_positions, pandas_hashes, polars_hashed,
                                                            temp_columns, truncate_local)
+
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
 
 KEY = bytes(range(16))
 TYPES = {"id": int, "v": float, "s": str}
@@ -107,6 +108,19 @@ def test_colliding_hashes_are_ordered_by_content(s, monkeypatch):
         columns = random_columns(rng, n, n_ids=2)
         want = sorted(expected(columns, s, [0] * n, [0] * n if s.by else None).elements())
         assert sorted(frame_rows(truncate_local(pd.DataFrame(columns), s))) == want
+        assert sorted(frame_rows(truncate_local(pl.DataFrame(columns), s))) == want
+
+
+@pytest.mark.parametrize("key", [b"\xff" * 16, b"\x80" * 8 + b"\x7f" * 8, bytes(16)])
+def test_every_key_works_top_bits_included(key):
+    """Seeds and SipHash words at and above 2^63 are taken as unsigned 64-bit integers."""
+    rng = np.random.default_rng(9)
+    for s in (spec(2, key=key), spec(1, ["s"], 1, key=key)):
+        columns = random_columns(rng, 30)
+        _, row_hash, group_hash = pandas_hashes(pd.DataFrame(columns), s)
+        assert sorted(frame_rows(truncate_local(pd.DataFrame(columns), s))) == sorted(
+            expected(columns, s, row_hash, group_hash).elements())
+        want = sorted(expected(columns, s, *polars_hashes(columns, s)).elements())
         assert sorted(frame_rows(truncate_local(pl.DataFrame(columns), s))) == want
 
 
