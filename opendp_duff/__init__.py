@@ -30,7 +30,7 @@ from .duff_utility import StepFunction, duff_utility
 from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_quantile,
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # Loaded on first use (``dp.audit``): most programs never audit, and the audit modules are a fifth
 # of the package's import time.  scipy is imported only inside the functions that need it.

@@ -18,7 +18,6 @@ from fractions import Fraction
 
 import attrs
 import numpy as np
-import pandas as pd
 import pytest
 
 import opendp_duff as dp
@@ -94,6 +93,7 @@ def test_a_raising_post_processor_uses_up_its_share():
 
 
 def test_grouped_post_processing_that_raises_is_charged_too():
+    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"g": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]})
     ctx = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
                                 privacy_loss=dp.loss_of(epsilon=1.0))
@@ -308,6 +308,7 @@ def test_a_custom_smooth_noise_record_is_refused():
 
 
 def test_every_library_mechanism_of_the_context_is_certified():
+    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"g": ["a", "b", "a"] * 10, "x": np.linspace(0.0, 10.0, 30)})
     unit = dp.unit_of(contributions=1)
     for loss in (dp.loss_of(epsilon=1.0), dp.loss_of(rho=0.5), dp.loss_of(epsilon=1.0, delta=1e-6)):
