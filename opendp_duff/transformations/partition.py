@@ -75,7 +75,7 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
                "symmetric_distance() or grouped_symmetric_distance((by,))")
     if not isinstance(by, str) or by not in input_domain.columns:
         raise MakeError(f"by ({by!r}) must be one of the declared columns {list(input_domain.columns)!r}")
-    grouped = isinstance(input_metric, GroupedSymmetricDistance)
+    per_group = isinstance(input_metric, GroupedSymmetricDistance)     # a triple already
     if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != (by,):
         raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
     elem = input_domain.columns[by]
@@ -100,7 +100,7 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         return tuple(backend.slice(grouped, starts[i], starts[i + 1]) for i in range(k))
 
     return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,
-                          lambda d_in: PartitionBound(*d_in) if grouped else PartitionBound(d_in, d_in, d_in))
+                          lambda d_in: PartitionBound(*d_in) if per_group else PartitionBound(d_in, d_in, d_in))
     # [end:make_partition_by]
 
 

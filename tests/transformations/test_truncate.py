@@ -271,6 +271,14 @@ def test_partition_then_parallel_composition_charges_g_parts_of_k_rows():
     assert len(releases) == 4
 
 
+def test_partition_by_carries_the_grouped_triple():
+    t = dp.t.make_partition_by(domain(), grouped_symmetric_distance("s"), "s", keys=["a", "b"])
+    assert t.output_metric == dp.partition_distance(dp.symmetric_distance())
+    assert t.map((1, 2, 3)) == PartitionBound(1, 2, 3) and t.map((0, 0, 0)) == (0, 0, 0)
+    with pytest.raises(ValueError):
+        t.map(1)                                     # the grouped metric's distances are triples
+
+
 def test_partition_by_refuses_a_grouped_metric_of_other_columns():
     for by in (["s", "v"], "v"):
         t = per_group(by, 1, 1)
