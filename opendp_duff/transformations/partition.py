@@ -10,6 +10,7 @@ from ..engines import engine_for, engine_named
 from ..errors import MakeError
 from ..frames.domain import DataFrameDomain, PartitionDomain
 from ..metrics import Metric, PartitionBound, PartitionDistance, SymmetricDistance
+from ..metrics_id import GroupedSymmetricDistance
 from .count_by_candidates import validate_candidates
 
 __all__ = ["make_partition_by", "then_partition_by"]
@@ -30,14 +31,15 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Contract:
         * Input domain: ``dataframe_domain(columns, size, engine)`` with ``by`` among the
           columns (float, int or str).
-        * Input metric: ``symmetric_distance()`` (frames as multisets of rows).
+        * Input metric: ``symmetric_distance()`` (frames as multisets of rows), or
+          ``grouped_symmetric_distance((by,))`` (the output of ``make_truncate_per_group``).
         * Output domain: ``PartitionDomain(dataframe_domain(columns, engine=engine), keys)``:
           tuples of len(keys) parts of any size.
         * Output metric: ``partition_distance(symmetric_distance())``.
 
     Args:
         input_domain: the domain of the frames (see the contract).
-        input_metric: ``symmetric_distance()``.
+        input_metric: ``symmetric_distance()`` or ``grouped_symmetric_distance((by,))``.
         by: the name of a declared column.
         keys: a public, non-empty list, tuple or 1-d array of distinct values of the column's
             type, compared as in ``make_count_by_candidates`` (floats as float64 values, -0.0
@@ -46,7 +48,9 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Stability map:
         ``map(d_in) = (d_in, d_in, d_in)``: each row added or removed lands in at most one
         part, so at most d_in parts differ, their symmetric distances sum to at most d_in,
-        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.
+        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.  Under
+        ``grouped_symmetric_distance((by,))``: ``map((l0, l1, linf)) = (l0, l1, linf)``, the
+        parts being some of the groups the metric counts.
 
     Running time (local frames): O(rows + keys) plus the copy of the declared columns: the key
     column is coded against the keys (a hash lookup for strings, a binary search among the
@@ -68,9 +72,13 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     """
     # [proof:make_partition_by]
     v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
-    v.instance("input_metric", input_metric, SymmetricDistance, "symmetric_distance()")
+    v.instance("input_metric", input_metric, (SymmetricDistance, GroupedSymmetricDistance),
+               "symmetric_distance() or grouped_symmetric_distance((by,))")
     if not isinstance(by, str) or by not in input_domain.columns:
         raise MakeError(f"by ({by!r}) must be one of the declared columns {list(input_domain.columns)!r}")
+    per_group = isinstance(input_metric, GroupedSymmetricDistance)     # a triple already
+    if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != (by,):
+        raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
     keys = validate_candidates(keys, input_domain.columns[by].T, name="keys")
     out = PartitionDomain(DataFrameDomain(input_domain.columns, None, input_domain.engine), keys)
     named = None if input_domain.engine is None else engine_named(input_domain.engine)
@@ -79,8 +87,8 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         engine = named or engine_for(df)             # a member is a frame of the engine (a local one if None)
         return engine.split(df, by, keys, input_domain)
 
-    return Transformation(input_domain, out, input_metric, PartitionDistance(input_metric), function,
-                          lambda d_in: PartitionBound(d_in, d_in, d_in))
+    return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,
+                          lambda d_in: PartitionBound(*d_in) if per_group else PartitionBound(d_in, d_in, d_in))
     # [end:make_partition_by]
 
 
