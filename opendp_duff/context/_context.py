@@ -8,12 +8,12 @@ import attrs
 
 from ..combinators.sequential import make_sequential_composition
 from ..core import Measurement
-from ..domains import AtomDomain
+from ..domains import AtomDomain, VectorDomain
+from ..engines import Engine, engine_for
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ..frames import DataFrameDomain
 from ..plans import Compiled, Query, Target, check_target, compile_plan
 from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget, shown
-from ._engines_shim import Engine, engine_for
 
 __all__ = ["Context"]
 
@@ -61,8 +61,7 @@ class Context:
         self._lock = threading.RLock()
         self._compiled: dict[Query, Compiled] = {}
         self.target = Target(domain, privacy_unit.metric, privacy_unit.d_in, privacy_loss.measure,
-                             frame=lambda columns: engine.result_frame(data, columns),
-                             implementations=engine.implementations)
+                             frame=lambda columns: engine.result_frame(data, columns))
         check_target(self.target)
         compositor = make_sequential_composition(domain, privacy_unit.metric, privacy_loss.measure,
                                                  privacy_unit.d_in, privacy_loss.budget)
@@ -122,7 +121,7 @@ class Context:
         if domain is None:
             domain = _missing_values_admitted(engine.schema(data))
         else:
-            engine.check_domain(domain)
+            _check_kind(domain, engine.is_frame(data))
         return cls(data=data, engine=engine, privacy_unit=privacy_unit, privacy_loss=privacy_loss,
                    shares=shares, domain=domain)
 
@@ -271,6 +270,15 @@ class _Binding:
     @property
     def budget(self) -> Optional[Budget]:
         return self.next_budget()
+
+
+def _check_kind(domain: Any, frame: bool) -> None:
+    """Refuse a declared domain of the wrong kind for the data (the engine it names is checked
+    when the data is admitted)."""
+    if frame and not isinstance(domain, DataFrameDomain):
+        raise MakeTypeError(f"domain ({domain!r}) must be a dp.dataframe_domain for a data frame")
+    if not frame and not isinstance(domain, VectorDomain):
+        raise MakeTypeError(f"domain ({domain!r}) must be a vector_domain for 1-D data")
 
 
 def _missing_values_admitted(domain: Any) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import attrs
 
@@ -45,8 +45,10 @@ class Target:
         measure: the privacy measure of the budget.
         frame: builds a grouped release, ``{column: values}``, as a frame of the data's library
             (by default the dict itself).
-        implementations: the constructors an engine replaces (a public constructor -> the
-            engine's), consulted by :meth:`constructor`.
+
+    The domain names its engine (``dataframe_domain(..., engine="spark")``; none: local data),
+    and every public constructor the planner calls picks that engine's implementation from its
+    input domain: a target needs nothing else of the engine.
     """
 
     domain: Any
@@ -54,11 +56,6 @@ class Target:
     d_in: Any
     measure: Any
     frame: Callable[[dict[str, list[Any]]], Any] = attrs.field(default=_as_dict, eq=False)
-    implementations: Mapping[Callable[..., Any], Callable[..., Any]] = attrs.field(factory=dict, eq=False)
-
-    def constructor(self, make: Callable[..., Any]) -> Callable[..., Any]:
-        """The engine's implementation of the public constructor ``make``."""
-        return self.implementations.get(make, make)
 
 
 @attrs.frozen
@@ -150,7 +147,7 @@ class Compiled:
             found = None if family.param is None else _search(part, family, target.d_in, budget)
             measurement = part(found)
         else:
-            parallel = target.constructor(comb.make_parallel_composition)
+            parallel: Callable[..., Measurement] = comb.make_parallel_composition
             outer = grouping.outer
             found = None
             if family.param is not None:
