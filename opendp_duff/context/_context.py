@@ -77,8 +77,9 @@ class Context:
         """A context over ``data`` with the total budget ``privacy_loss``.
 
         Args:
-            data: a pandas or Polars DataFrame, a 1-D numpy array, a pandas or Polars Series,
-                a list or tuple (with ``domain=``), or a Spark DataFrame.
+            data: a pandas or Polars DataFrame (or Polars LazyFrame), a Spark DataFrame, a 1-D
+                numpy array, a pandas or Polars Series, or a list or tuple (with ``domain=``):
+                whatever an engine of :mod:`opendp_duff.engines` reads.
             privacy_unit: ``dp.unit_of(contributions=k)``, or ``dp.unit_of(changes=k)`` when
                 the data's size is public (required then).
             privacy_loss: ``dp.loss_of(epsilon=...)``, ``loss_of(rho=...)`` or
@@ -91,8 +92,8 @@ class Context:
             domain: the domain of the data, checked when the context is created.  By default
                 it is inferred from the schema only (the dtypes, never the values): integer
                 columns ``atom_domain(T=int)``, string columns ``atom_domain(T=str)``, float
-                columns of a data frame ``atom_domain(T=float, nan=True)`` (a query on one says
-                how missing values are treated: ``.impute(c)``), a 1-D float array
+                columns of a data frame of any engine ``atom_domain(T=float, nan=True)`` (a query
+                on one says how missing values are treated: ``.impute(c)``), a 1-D float array
                 ``atom_domain(T=float)`` without NaN; size unknown; other columns are left out.
 
         Returns:
