@@ -175,14 +175,16 @@ def test_local_engines_release_what_numpy_releases(case):
         assert got == want, f"{engine}: {_id(case)}"
 
 
-def test_the_int_column_releases_equal_those_of_its_floats():
-    """The integer cells' references are releases of floats: the int column's median is the
-    numpy release on the floats of the same integers, not merely equal to itself on pandas."""
-    ctx, bounds = numpy_context("k", False)
-    assert ctx.domain.element_domain.T is float and bounds == FLOAT_BOUNDS
-    plan = plan_of("median", "k", False, INT_BOUNDS)
-    got = outcome(frame_context(pd.DataFrame(DATA), False), plan, 5)
-    assert got == outcome(ctx, plan_of("median", None, False, FLOAT_BOUNDS), 5)
+@pytest.mark.parametrize("name", ["median", "quantile", "mean", "sum"])
+def test_numpy_integers_release_what_their_floats_release(name):
+    """numpy data of integers (the frames' cells are compared with the floats' release above):
+    the int array with integer bounds releases the bytes the float array with float bounds does."""
+    sized = CELLS[name][2]
+    ints = _context(DATA["k"], sized, dp.vector_domain(dp.atom_domain(T=int), size=N if sized else None))
+    floats, bounds = numpy_context("k", sized)
+    assert floats.domain.element_domain.T is float and bounds == FLOAT_BOUNDS
+    got = outcome(ints, plan_of(name, None, False, INT_BOUNDS), 5)
+    assert got == outcome(floats, plan_of(name, None, False, FLOAT_BOUNDS), 5)
     assert got[0] == "float"
 
 
