@@ -15,7 +15,7 @@ are private) must be refused alike, by the same exception with the same message,
 data is read and without a charge.
 
 The local engines form the quick part; the Spark cells are marked ``spark`` and ``slow`` and
-skip with the reason when pyspark or Java is missing (the ``spark`` fixture).
+skip with the reason when pyspark or Java is missing (the ``spark`` fixture of tests/engines/spark).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
+from engines.spark.conftest import spark  # noqa: F401  (the Spark cells' session)
 from opendp_duff.samplers import seeded_rng_for_tests
 
 pd = pytest.importorskip("pandas")
@@ -191,7 +192,7 @@ def test_numpy_integers_release_what_their_floats_release(name):
 # ---- Spark -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def spark_frame(spark):
+def spark_frame(spark):  # noqa: F811  (the imported fixture)
     rows = [(str(g), float(x), float(xn), int(k)) for g, x, xn, k in zip(*DATA.values(), strict=True)]
     return spark.createDataFrame(rows, "g string, x double, xn double, k long")
 

@@ -1,8 +1,7 @@
-"""The engine tests' shared Spark fixture (for tests/engines/spark and the Spark cells of
-test_context_parity.py): one local SparkSession (two cores, four shuffle partitions, no UI) for
-the whole run, stopped at the end.  The tests skip only when pyspark or a Java runtime is
-missing (neither ``java`` on PATH nor ``JAVA_HOME``), and fail instead when
-``OPENDP_DUFF_REQUIRE_SPARK`` is set (not "0"), as CI sets it."""
+"""The Spark tests' shared fixture: one local SparkSession (two cores, four shuffle
+partitions, no UI) for the whole run, stopped at the end.  The tests skip only when pyspark
+or a Java runtime is missing (neither ``java`` on PATH nor ``JAVA_HOME``), and fail instead
+when ``OPENDP_DUFF_REQUIRE_SPARK`` is set (not "0"), as CI sets it."""
 import os
 import shutil
 import warnings
