@@ -42,7 +42,9 @@ class Domain(Protocol):
 
     def member(self, x: object) -> bool: ...
 
+    # [proof:Domain.admit]
     def admit(self, x: object) -> Any: ...
+    # [end:Domain.admit]
 
 
 def _space(x: object) -> tuple[Any, Any]:
@@ -54,6 +56,7 @@ def _space(x: object) -> tuple[Any, Any]:
     raise MakeTypeError(f"cannot apply a partial constructor to {x!r}: expected (domain, metric) or a Transformation")
 
 
+# [proof:PartialConstructor]
 @attrs.frozen(eq=False)
 class PartialConstructor:
     """A constructor waiting for its input space: what ``then_x(...)`` returns.
@@ -78,6 +81,7 @@ class PartialConstructor:
 
     def __repr__(self) -> str:
         return f"PartialConstructor({self.name})"
+# [end:PartialConstructor]
 
 
 class _Called:
@@ -87,8 +91,10 @@ class _Called:
     __slots__ = ()
     __call__: Callable[[Any], Any]      # each subclass's: admission, then the stored function
 
+    # [proof:_Called.__attrs_post_init__]
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_certified", _built_by_library())
+    # [end:_Called.__attrs_post_init__]
 
     @property
     def function(self) -> Callable[[Any], Any]:
@@ -101,6 +107,7 @@ class _Called:
         return certified(self)
 
 
+# [proof:Transformation]
 @attrs.frozen(eq=False)
 class Transformation(_Called):
     """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
@@ -156,8 +163,10 @@ class Transformation(_Called):
         if isinstance(other, PartialConstructor):
             return self >> other(self.output_domain, self.output_metric)
         raise MakeTypeError(f"cannot chain a Transformation with {type(other).__name__}")
+# [end:Transformation]
 
 
+# [proof:Measurement]
 @attrs.frozen(eq=False)
 class Measurement(_Called):
     """A randomised function with a privacy map: on inputs within ``d_in`` under
@@ -214,6 +223,7 @@ class Measurement(_Called):
             raise MakeTypeError(
                 f"a Measurement can only be followed by a plain function (post-processing), not {other!r}")
         return make_chain_pm(other, self)
+# [end:Measurement]
 
 
 # [proof:certified]

@@ -38,6 +38,7 @@ from .local import LocalColumns
 __all__ = ["LocalFrames", "LocalBatch", "LocalPart", "group_rows"]
 
 
+# [proof:LocalFrames]
 class LocalFrames(LocalColumns):
     """A local frame engine: the shared operations over a library adapter's reads.
 
@@ -181,9 +182,12 @@ class LocalFrames(LocalColumns):
             batch = LocalBatch(self, domain.columns, starts, None, grouped)
         return tuple(LocalPart(batch, i) for i in range(k))
     # [end:local_split]
+# [end:LocalFrames]
 
 
+# [proof:_UNREADABLE]
 _UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a data frame")
+# [end:_UNREADABLE]
 
 
 # [proof:group_rows]

@@ -51,6 +51,7 @@ __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_d
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
 
 
+# [proof:_Block]
 class _Block(NamedTuple):
     """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
     the window (None if none has positive width) and their ends on demand."""
@@ -61,6 +62,7 @@ class _Block(NamedTuple):
     span_hi: float
     live: int | None
     ends: Callable[[], np.ndarray]
+# [end:_Block]
 
 
 # [proof:quantile_window_size]
@@ -79,6 +81,7 @@ def _window(n: int, scale: float) -> int:
 # [end:quantile_window_size]
 
 
+# [proof:_QuantileSampler]
 class _QuantileSampler:
     """The Duff alpha-quantile mechanism on records in [lo, hi], sampled exactly.
 
@@ -190,6 +193,7 @@ def _ends(a: float, tail: Callable[[], np.ndarray], b: float) -> Callable[[], np
     """The ends of a block's gaps, on demand: a, the tail's sorted records, b."""
     return lambda: np.concatenate([[a], tail(), [b]])
 # [end:quantile_sampler_helpers]
+# [end:_QuantileSampler]
 
 
 def duff_quantile_sample(x_sorted: Any, bounds: tuple[float, float], alpha: Fraction | float,
@@ -225,6 +229,7 @@ def _sample(src: RankSource, lo: float, hi: float, alpha: Fraction | float, scal
 # [end:duff_quantile_sample]
 
 
+# [proof:sampler_ranks]
 def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
     """The ranks (first, last) the sampler asks its source for, None for n = 0: what an engine
     may compute ahead, in passes shared with other statistics.
@@ -238,8 +243,10 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
     r = quantile_best_gap(n, P, Q)
     k = _window(n, scale)
     return max(r - k, 1), min(r + k + 1, n)
+# [end:sampler_ranks]
 
 
+# [proof:_check_space]
 def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
     elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
@@ -247,6 +254,7 @@ def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
                         "(add/remove neighbours, [GM-Duff] Definition 1)")
     assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     return elem.bounds
+# [end:_check_space]
 
 
 def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction | float,
@@ -312,6 +320,7 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     # [end:make_duff_quantile]
 
 
+# [proof:_make]
 def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, scale: float,
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
@@ -335,6 +344,7 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
                        output_law=output_law)
+# [end:_make]
 
 
 def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: float) -> Measurement:
