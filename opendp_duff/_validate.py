@@ -102,10 +102,12 @@ def choice(name: str, value: Any, options: Iterable[str]) -> str:
 # [end:choice]
 
 
+# [proof:instance]
 def instance(name: str, value: Any, cls: type | tuple[type, ...], what: str | None = None) -> Any:
     if not isinstance(value, cls):
         raise MakeTypeError(f"{name} ({value!r}) must be {what or getattr(cls, '__name__', cls)}")
     return value
+# [end:instance]
 
 
 # [proof:alpha]
