@@ -139,3 +139,24 @@ def test_a_grouped_release_on_string_keys_passes_a_two_sample_ks_test():
     y = np.sort(np.clip(xs, *BOUNDS))
     singles = [duff_quantile_sample(y, BOUNDS, 0.5, 0.5) for _ in range(copies)]
     assert scipy.stats.ks_2samp(grouped, singles).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("lib", sorted(LIBS))
+def test_the_split_holds_every_declared_column_of_its_rows_and_none_of_later_changes(lib):
+    df = {"k": ["b", "a", "b", "c", "a"], "s": ["s0", "s1", "s2", "s3", "s4"], "i": [5, 6, 7, 8, 9],
+          "x": [0.5, -0.0, 2.0, 3.0, 4.0]}
+    domain = dp.dataframe_domain({"k": dp.atom_domain(T=str), "s": dp.atom_domain(T=str),
+                                  "i": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)})
+    frame = LIBS[lib](df)
+    parts = ((domain, SYM) >> dp.t.then_partition_by("k", keys=["a", "b", "z"]))(frame)
+    if lib == "pandas":
+        frame.loc[1, "x"] = 99.0                     # a later change to the frame reaches no part
+    want = {"a": [1, 4], "b": [0, 2], "z": []}
+    for part, key in zip(parts, ["a", "b", "z"], strict=True):
+        rows = want[key]
+        assert part.column("k").tolist() == [key] * len(rows) and all(type(v) is str for v in part.column("k"))
+        assert part.column("s").tolist() == [df["s"][r] for r in rows]
+        assert part.column("i").tolist() == [df["i"][r] for r in rows] and part.column("i").dtype == np.int64
+        x = part.column("x")
+        assert x.tolist() == [df["x"][r] for r in rows] and x.dtype == np.float64
+        assert list(part.frame().columns) == ["k", "s", "i", "x"] and len(part.frame()) == len(rows)
