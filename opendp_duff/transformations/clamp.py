@@ -20,7 +20,9 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
     domain and are clamped to the bounds; NaN is not a member, so data with missing values
     goes through :func:`make_impute_constant` first.  A zero is released as +0.0, whatever
     its sign in the data.  The domain's engine clamps: a local column into a new numpy
-    array; a Spark column lazily (a row-wise step its statistics evaluate).
+    array; a Spark column lazily (a row-wise step its statistics evaluate).  Chained before
+    :func:`~opendp_duff.measurements.duff.make_duff_quantile` (or the median) on unsorted local
+    data, the clamp runs inside their selection instead, with the same release (no copy).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN (a
