@@ -275,9 +275,9 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
           finite, no NaN (chain ``then_clamp``), sorted or not, any engine: unsorted local
           records are not sorted but selected (the window around the target rank in one pass,
           O(n); after ``then_clamp`` to the same bounds the clamp is done by that pass, with
-          the same release, and no clamped copy is made), sorted ones (``then_sort``, ``sorted=True``) are read in O(log n); a Spark
-          column's window is computed by Spark (usually three aggregations, only the window's
-          values reach the driver).
+          the same release, and no clamped copy is made), sorted ones (``then_sort``,
+          ``sorted=True``) are read in O(log n); a Spark column's window is computed by Spark
+          (usually three aggregations, only the window's values reach the driver).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
