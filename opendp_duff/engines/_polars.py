@@ -105,11 +105,14 @@ class PolarsEngine(LocalFrames):
         pl = self._pl()
         if pl is None or not self.is_frame(data):
             return None
-        schema = data.collect_schema() if self._lazy(data) else data.schema  # type: ignore[attr-defined]
-        dtype = schema.get(by)
-        if dtype is None or not isinstance(dtype, pl.Enum):
+        try:
+            schema = data.collect_schema() if self._lazy(data) else data.schema  # type: ignore[attr-defined]
+            dtype = schema.get(by)
+            if dtype is None or not isinstance(dtype, pl.Enum):
+                return None
+            categories = set(dtype.categories.to_list())
+        except Exception:  # noqa: BLE001 - an unreadable schema: the split's rule applies (no row matches)
             return None
-        categories = set(dtype.categories.to_list())
         outside = [key for key in keys if key not in categories]
         if not outside:
             return None
