@@ -12,26 +12,35 @@ Each object records two facts that the compositors read before they run anything
 * ``certified``: the library built it, from its own constructors only.  An object is
   certified when the code that constructs it is a module of opendp_duff (not attrs' helpers,
   not the caller's code), and a combinator's result is certified only if every part is
-  (:func:`_derived`).  A user-written function or map is therefore never certified, and the
+  (:func:`derived`).  A user-written function or map is therefore never certified, and the
   compositors run it only with the feature "honest-but-curious" (``docs/threat-model.md``).
 * ``interactive`` (measurements): the release answers further queries (a
   :class:`~opendp_duff.Queryable`).  Chains and post-processing keep it; the non-interactive
   compositors refuse it.
+
+The classes are generic for the type checker only (nothing is checked at run time by the
+parameters): ``Transformation[DI, DO, MI, MO]`` (input and output domain, input and output
+metric) and ``Measurement[DI, TO, MI, MO]`` (input domain, type of the release, input metric,
+output measure).  ``>>`` keeps the parameters: ``Transformation[A, B, M, N] >>
+Measurement[B, float, N, MaxDivergence]`` is a ``Measurement[A, float, M, MaxDivergence]``.
+A constructor annotated with the bare class leaves them ``Any``.
 """
 from __future__ import annotations
 
 import inspect
 import sys
 from types import FrameType
-from typing import Any, Callable, Protocol, TypeVar, Union
+from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
 
 from .errors import DomainMismatch, MakeTypeError, MetricMismatch
+from .measures import Measure
+from .metrics import Metric
 from .samplers import check_entropy
 
 __all__ = ["Domain", "Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
-           "make_chain_mt", "make_chain_pm", "then", "certified"]
+           "make_chain_mt", "make_chain_pm", "then", "certified", "derived", "check_fit"]
 
 _LIBRARY = __name__.split(".")[0]
 _ATTRS = ("attr", "attrs")          # attrs.evolve builds a copy through __init__: look past it
@@ -45,6 +54,21 @@ class Domain(Protocol):
     def admit(self, x: object) -> Any: ...
 
 
+# The type parameters (see the module docstring).  DI, DO: domains; MI, MO: metrics; MM: a
+# measure; TO, TO2: the type of a release; the primed ones are those of the second of a chain.
+DI = TypeVar("DI", bound=Domain)
+DO = TypeVar("DO", bound=Domain)
+DO2 = TypeVar("DO2", bound=Domain)
+MI = TypeVar("MI", bound=Metric)
+MO = TypeVar("MO", bound=Metric)
+MO2 = TypeVar("MO2", bound=Metric)
+MM = TypeVar("MM", bound=Measure)
+TO = TypeVar("TO")
+TO2 = TypeVar("TO2")
+R = TypeVar("R")            # what a partial constructor builds
+P = ParamSpec("P")          # the parameters of make_x after (input_domain, input_metric)
+
+
 def _space(x: object) -> tuple[Any, Any]:
     """(domain, metric) of something a partial constructor can be applied to."""
     if isinstance(x, Transformation):
@@ -55,7 +79,7 @@ def _space(x: object) -> tuple[Any, Any]:
 
 
 @attrs.frozen(eq=False)
-class PartialConstructor:
+class PartialConstructor(Generic[R]):
     """A constructor waiting for its input space: what ``then_x(...)`` returns.
 
     ``(domain, metric) >> then_x(...)`` and ``transformation >> then_x(...)`` resolve it;
@@ -66,13 +90,14 @@ class PartialConstructor:
         name: shown by ``repr``, e.g. ``then_clamp(bounds=(0, 1))``.
     """
 
-    build: Callable[[Any, Any], Union[Transformation, Measurement]]
+    build: Callable[[Any, Any], R]
     name: str = "partial"
 
-    def __call__(self, input_domain: Any, input_metric: Any) -> Transformation | Measurement:
+    def __call__(self, input_domain: Any, input_metric: Any) -> R:
         return self.build(input_domain, input_metric)
 
-    def __rrshift__(self, left: object) -> Transformation | Measurement:
+    def __rrshift__(self, left: tuple[Any, Any]) -> R:
+        # ``transformation >> partial`` is resolved by Transformation.__rshift__; this is the pair
         built = self.build(*_space(left))
         return left >> built if isinstance(left, Transformation) else built
 
@@ -102,7 +127,7 @@ class _Called:
 
 
 @attrs.frozen(eq=False)
-class Transformation(_Called):
+class Transformation(_Called, Generic[DI, DO, MI, MO]):
     """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
 
     Built by the ``make_x`` constructors of :mod:`opendp_duff.transformations`, which prove
@@ -119,10 +144,10 @@ class Transformation(_Called):
         certified: whether the library built it (see the module docstring); read-only.
     """
 
-    input_domain: Domain
-    output_domain: Domain
-    input_metric: Any
-    output_metric: Any
+    input_domain: DI
+    output_domain: DO
+    input_metric: MI
+    output_metric: MO
     _function: Callable[[Any], Any]
     stability_map: Callable[[Any], Any]
     _certified: bool = attrs.field(init=False, default=False, repr=False)
@@ -148,18 +173,34 @@ class Transformation(_Called):
         d_out = self.output_metric.validate_distance(d_out, "d_out")
         return bool(d_out >= self.map(d_in))
 
-    def __rshift__(self, other: object) -> Transformation | Measurement:
+    @overload
+    def __rshift__(self, other: Transformation[DO, DO2, MO, MO2] | PartialConstructor[Transformation[DO, DO2, MO, MO2]],
+                   ) -> Transformation[DI, DO2, MI, MO2]: ...
+
+    @overload
+    def __rshift__(self, other: Measurement[DO, TO, MO, MM] | PartialConstructor[Measurement[DO, TO, MO, MM]],
+                   ) -> Measurement[DI, TO, MI, MM]: ...
+
+    def __rshift__(self, other: object) -> Transformation[DI, Any, MI, Any] | Measurement[DI, Any, MI, Any]:
+        """``self`` followed by a transformation, a measurement or a partial constructor.
+
+        Raises:
+            DomainMismatch, MetricMismatch: the next one's input space is not this output space.
+            MakeTypeError: ``other`` is none of these.
+        """
         if isinstance(other, Transformation):
             return make_chain_tt(other, self)
         if isinstance(other, Measurement):
             return make_chain_mt(other, self)
         if isinstance(other, PartialConstructor):
-            return self >> other(self.output_domain, self.output_metric)
+            built: Transformation[Any, Any, Any, Any] | Measurement[Any, Any, Any, Any]
+            built = other(self.output_domain, self.output_metric)
+            return self >> built
         raise MakeTypeError(f"cannot chain a Transformation with {type(other).__name__}")
 
 
 @attrs.frozen(eq=False)
-class Measurement(_Called):
+class Measurement(_Called, Generic[DI, TO, MI, MM]):
     """A randomised function with a privacy map: on inputs within ``d_in`` under
     ``input_metric`` it is ``privacy_map(d_in)``-private under ``output_measure``.
 
@@ -177,17 +218,17 @@ class Measurement(_Called):
         certified: whether the library built it (see the module docstring); read-only.
     """
 
-    input_domain: Domain
-    input_metric: Any
-    output_measure: Any
-    _function: Callable[[Any], Any]
+    input_domain: DI
+    input_metric: MI
+    output_measure: MM
+    _function: Callable[[Any], TO]
     privacy_map: Callable[[Any], Any]
     output_law: Callable[[Any], Any] | None = None
     interactive: bool = attrs.field(default=False, kw_only=True, validator=attrs.validators.instance_of(bool))
     _certified: bool = attrs.field(init=False, default=False, repr=False)
 
     # [proof:measurement_call]
-    def __call__(self, data: object) -> Any:
+    def __call__(self, data: object) -> TO:
         """Release ``function(data)``; ``data`` must be a member of the input domain.
 
         Raises:
@@ -209,7 +250,13 @@ class Measurement(_Called):
         d_out = self.output_measure.validate(d_out)
         return bool(self.output_measure.ge(d_out, self.map(d_in)))
 
-    def __rshift__(self, other: object) -> Measurement:
+    def __rshift__(self, other: Callable[[TO], TO2]) -> Measurement[DI, TO2, MI, MM]:
+        """Post-processing: ``other`` applied to the release.
+
+        Raises:
+            MakeTypeError: ``other`` is a Transformation, Measurement or partial constructor, or
+                is not callable.
+        """
         if isinstance(other, (Transformation, Measurement, PartialConstructor)) or not callable(other):
             raise MakeTypeError(
                 f"a Measurement can only be followed by a plain function (post-processing), not {other!r}")
@@ -234,10 +281,10 @@ def certified(obj: object) -> bool:
     return type(obj) in (Transformation, Measurement) and bool(obj._certified)  # type: ignore[attr-defined]
 
 
-T = TypeVar("T", Transformation, Measurement)
+C = TypeVar("C", bound=_Called)
 
 
-def _derived(built: T, *parts: object) -> T:
+def derived(built: C, *parts: object) -> C:
     """``built`` (just constructed by a combinator) is certified only if every part is: a
     combinator is as trustworthy as what it combines.  Returns ``built``."""
     object.__setattr__(built, "_certified", certified(built) and all(certified(p) for p in parts))
@@ -246,8 +293,13 @@ def _derived(built: T, *parts: object) -> T:
 
 
 # [proof:fit]
-def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
-         domain_hint: str = "", metric_hint: str = "") -> None:
+def check_fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
+              domain_hint: str = "", metric_hint: str = "") -> None:
+    """Whether an output space fits the next input space: the same type and equal.
+
+    Raises:
+        DomainMismatch, MetricMismatch: they differ (the error shows both sides and the hint).
+    """
     # the exact type first: a subclass could redefine == (and Python would ask it first)
     if type(out_domain) is not type(in_domain) or out_domain != in_domain:
         raise DomainMismatch(out_domain, in_domain, domain_hint)
@@ -257,7 +309,8 @@ def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: o
 
 
 # [proof:make_chain_tt]
-def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
+def make_chain_tt(t1: Transformation[DO, DO2, MO, MO2],
+                  t0: Transformation[DI, DO, MI, MO]) -> Transformation[DI, DO2, MI, MO2]:
     """``t1`` after ``t0`` (what ``t0 >> t1`` builds): the functions and stability maps compose.
 
     Contract:
@@ -284,16 +337,17 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
         >>> t.map(2)
         2
     """
-    _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
+    check_fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
     f0, f1, m0, m1 = t0._function, t1._function, t0.stability_map, t1.stability_map
-    return _derived(Transformation(
+    return derived(Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
         lambda x: f1(f0(x)), lambda d: m1(m0(d))), t0, t1)
 # [end:make_chain_tt]
 
 
 # [proof:make_chain_mt]
-def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
+def make_chain_mt(m1: Measurement[DO, TO, MO, MM],
+                  t0: Transformation[DI, DO, MI, MO]) -> Measurement[DI, TO, MI, MM]:
     """Measurement ``m1`` after transformation ``t0`` (``t0 >> m1``).
 
     Contract:
@@ -319,16 +373,16 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
         >>> m.map(1)
         0.5
     """
-    _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
+    check_fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0._function, m1._function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
-    return _derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
+    return derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
                                 lambda x: f1(f0(x)), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
 # [end:make_chain_mt]
 
 
 # [proof:make_chain_pm]
-def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
+def make_chain_pm(post: Callable[[TO], TO2], m0: Measurement[DI, TO, MI, MM]) -> Measurement[DI, TO2, MI, MM]:
     """Post-processing (``m0 >> post``): the privacy map is unchanged.
 
     Contract:
@@ -357,12 +411,12 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
     """
     f0 = m0._function
     # post-processing cannot increase the loss: the result is as certified, and as interactive, as m0
-    return _derived(Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
+    return derived(Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
                                 lambda x: post(f0(x)), m0.privacy_map, interactive=m0.interactive), m0)
 # [end:make_chain_pm]
 
 
-def then(make: Callable[..., Any]) -> Callable[..., PartialConstructor]:
+def then(make: Callable[Concatenate[Any, Any, P], R]) -> Callable[P, PartialConstructor[R]]:
     """Build ``then_x`` from ``make_x``: the same constructor, waiting for its input space.
 
     ``then_x`` has the signature of ``make_x`` without ``input_domain`` and ``input_metric``;
@@ -374,7 +428,7 @@ def then(make: Callable[..., Any]) -> Callable[..., PartialConstructor]:
     then_signature = signature.replace(parameters=rest, return_annotation="PartialConstructor")
     name = make.__name__.replace("make_", "then_", 1)
 
-    def then_x(*args: Any, **kwargs: Any) -> PartialConstructor:
+    def then_x(*args: P.args, **kwargs: P.kwargs) -> PartialConstructor[R]:
         bound = then_signature.bind(*args, **kwargs)
         shown = ", ".join(f"{k}={v!r}" for k, v in bound.arguments.items())
         return PartialConstructor(lambda d, m: make(d, m, *bound.args, **bound.kwargs), f"{name}({shown})")

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from . import _validate as v
-from .errors import MapError
+from .errors import MakeTypeError, MapError
 
 __all__ = [
     "Metric",
@@ -150,7 +150,7 @@ def change_one_distance() -> ChangeOneDistance:
 
 def _T(T: type) -> type:
     if T not in (float, int):
-        raise v.MakeTypeError(f"T ({T!r}) must be float or int")
+        raise MakeTypeError(f"T ({T!r}) must be float or int")
     return T
 
 
@@ -199,7 +199,7 @@ def linf_distance(monotonic: bool = False) -> LInfDistance:
         MakeTypeError: ``monotonic`` is not a bool.
     """
     if not isinstance(monotonic, bool):
-        raise v.MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
+        raise MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
     return LInfDistance(monotonic)
 
 
@@ -313,5 +313,5 @@ def partition_distance(inner: Metric) -> PartitionDistance:
         (PartitionDistance(inner=SymmetricDistance()), PartitionBound(l0=1, l1=1, linf=1))
     """
     if not isinstance(inner, (SymmetricDistance, ChangeOneDistance)):
-        raise v.MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
+        raise MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
     return PartitionDistance(inner)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..core import Measurement, _derived, _fit, certified
+from ..core import Measurement, derived, check_fit, certified
 from ..errors import MakeError, MakeTypeError, MeasureMismatch
 from ..features import require
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
@@ -87,7 +87,7 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
         raise MakeError(f"output_measure ({first.output_measure!r}) does not compose here; "
                         "convert it first (for example with make_fix_delta)")
     for m in measurements[1:]:
-        _fit(first.input_domain, first.input_metric, m.input_domain, m.input_metric,
+        check_fit(first.input_domain, first.input_metric, m.input_domain, m.input_metric,
              "composition needs one input domain", "composition needs one input metric")
         if not same_measure(first.output_measure, m.output_measure):
             raise MeasureMismatch(first.output_measure, m.output_measure, "composition needs one measure")
@@ -101,6 +101,6 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
     def privacy_map(d_in):
         return measure.compose([p(d_in) for p in maps])
 
-    return _derived(Measurement(first.input_domain, first.input_metric, measure, function, privacy_map),
+    return derived(Measurement(first.input_domain, first.input_metric, measure, function, privacy_map),
                     *measurements)
     # [end:make_composition]

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from .. import _validate as v
 from .. import _estimates as est
 from .. import arithmetic as ar
-from ..core import Measurement, _derived
+from ..core import Measurement, derived
 from ..errors import MakeError, MakeTypeError
 from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
@@ -31,7 +31,7 @@ def _need(meas: object, measure_cls: type, name: str) -> Measurement:
 def _cast(measurement: Measurement, measure: Any, privacy_map: Callable[[Any], Any]) -> Measurement:
     """The same function (and interactivity) under another measure and map; certified iff
     ``measurement`` is."""
-    return _derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
+    return derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
                                 measurement._function, privacy_map, interactive=measurement.interactive),
                     measurement)
 # [end:cast]

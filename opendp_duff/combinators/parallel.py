@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, _derived, _fit, then
+from ..core import Measurement, derived, check_fit, then
 from ..engines import LOCAL, engine_named
 from ..errors import MakeError
 from ..frames.domain import PartitionDomain
@@ -81,7 +81,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
     check_part(measurement, "the measurement")
-    _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
+    check_fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
          "the measurement must take the parts of the partition",
          "the measurement must use the partition's inner metric")
     measure = measurement.output_measure
@@ -106,7 +106,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
         delta = _bound([d[1] for d in p], m, l1, n_parts, q)     # components: no minimum across k
         return (eps, min(1.0, delta))
 
-    return _derived(Measurement(input_domain, input_metric, measure, function, privacy_map), measurement)
+    return derived(Measurement(input_domain, input_metric, measure, function, privacy_map), measurement)
     # [end:make_parallel_composition]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, _fit, then
+from ..core import Measurement, check_fit, then
 from ..engines import snapshot
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, MapError, MeasureMismatch
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
@@ -168,7 +168,7 @@ class Queryable:
 
     def _admissible(self, measurement: Any, d_mid: Any) -> Any:
         v.instance("measurement", measurement, Measurement, "a Measurement")
-        _fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
+        check_fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
              "a query must take the compositor's input domain", "a query must use the compositor's input metric")
         if not same_measure(self.output_measure, measurement.output_measure):
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
