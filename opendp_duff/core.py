@@ -326,6 +326,13 @@ def make_chain_tt(t1: Transformation[DO, DO2, MO, MO2],
     Stability map:
         ``map(d_in) = t1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
 
+    Raises:
+        DomainMismatch, MetricMismatch: ``t0``'s output domain or metric is not ``t1``'s input domain or
+            metric (both sides are shown).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/core/make_chain_tt.tex``.
 
     References: [DR14] §2.3 (composing stable functions).
@@ -362,6 +369,15 @@ def make_chain_mt(m1: Measurement[DO, TO, MO, MM],
     Privacy map:
         ``map(d_in) = m1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
 
+    Raises:
+        DomainMismatch, MetricMismatch: ``t0``'s output domain or metric is not ``m1``'s input domain or
+            metric (both sides are shown).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/core/make_chain_mt.tex``.
 
     References: [DR14] §2.3 (a stable transformation followed by a private mechanism).
@@ -397,6 +413,16 @@ def make_chain_pm(post: Callable[[TO], TO2], m0: Measurement[DI, TO, MI, MM]) ->
         ``map(d_in) = m0.map(d_in)`` (post-processing cannot increase the privacy loss).  The
         result is as certified and as interactive as ``m0``.  An error ``post`` raises may carry
         the release: a compositor charges the query before it runs, so that costs the budget too.
+
+    Raises:
+        Exception: whatever ``post`` raises on the release, when the result is called.  Nothing is
+            raised at construction: any callable is accepted (``m0 >> post`` refuses a Transformation,
+            Measurement or partial constructor with MakeTypeError).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/core/make_chain_pm.tex``.
 

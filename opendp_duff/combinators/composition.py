@@ -65,6 +65,19 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
         rho = sum rho_i, or (sum epsilon_i, min(1, sum delta_i)).  ``map(0) = 0`` (or (0, 0)),
         since every part maps 0 to 0; an infinite part gives ``inf``.
 
+    Raises:
+        MakeTypeError: an element of ``measurements`` is not a Measurement.
+        MakeError: ``measurements`` empty or not a list or tuple; a part that is interactive; a measure
+            that does not compose here.
+        FeatureNotEnabled: a part the library did not build, without "honest-but-curious".
+        DomainMismatch, MetricMismatch, MeasureMismatch: the parts differ in input domain, input metric
+            or output measure.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/composition/make_composition.tex``.
 
     References: [DR14] Thm. 3.16 (pure and approximate DP); [BS16] Lemma 2.3 (zCDP).

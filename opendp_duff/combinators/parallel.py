@@ -60,6 +60,19 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
         (``p(k) = c k``) a person with k rows costs ``c k``, not ``min(k, K) c k``; with one row
         per person (``d_in = (1, 1, 1)``) a grouped release costs what one release costs.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a PartitionDomain, ``input_metric`` not a
+            PartitionDistance, or ``measurement`` not a Measurement.
+        MakeError: ``measurement`` interactive, or its measure does not compose here.
+        FeatureNotEnabled: a measurement the library did not build, without "honest-but-curious".
+        DomainMismatch, MetricMismatch: ``measurement`` does not take the parts of the partition under
+            its inner metric.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/parallel/make_parallel_composition.tex``.
 
     References: [McS09] (parallel composition); [DR14] Thm. 3.16 and [BS16] (composition of

@@ -246,6 +246,17 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
         (in a sampler, a post-processing step, a Spark pass) still counts; only the refusals
         before the data is read are free.
 
+    Raises:
+        MakeTypeError: ``input_domain`` has no ``member`` and ``admit``, ``input_metric`` is not a
+            Metric, or ``output_measure`` is not ``max_divergence()``,
+            ``zero_concentrated_divergence()`` or ``approximate_divergence()``.
+        MapError: ``d_in`` is not a distance of ``input_metric`` or ``d_out`` not one of
+            ``output_measure``; ``map`` at a ``d_in`` beyond the compositor's.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+
     Proof: ``proofs/combinators/sequential/make_sequential_composition.tex``.
 
     References: [DR14] Thm. 3.16 (composition); [RRUV16] (privacy filters); [BS16] and
