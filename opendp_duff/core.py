@@ -93,10 +93,10 @@ class PartialConstructor(Generic[R]):
     build: Callable[[Any, Any], R]
     name: str = "partial"
 
-    def __call__(self, input_domain: Any, input_metric: Any) -> R:
+    def __call__(self, input_domain: Domain, input_metric: Metric) -> R:
         return self.build(input_domain, input_metric)
 
-    def __rrshift__(self, left: tuple[Any, Any]) -> R:
+    def __rrshift__(self, left: tuple[Domain, Metric]) -> R:
         # ``transformation >> partial`` is resolved by Transformation.__rshift__; this is the pair
         built = self.build(*_space(left))
         return left >> built if isinstance(left, Transformation) else built
@@ -164,11 +164,11 @@ class Transformation(_Called, Generic[DI, DO, MI, MO]):
         return self._function(member)
     # [end:transformation_call]
 
-    def map(self, d_in: Any) -> Any:
+    def map(self, d_in: object) -> Any:
         """The stability map at ``d_in``, after the input metric has validated it."""
         return self.stability_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in: Any, d_out: Any) -> bool:
+    def check(self, d_in: object, d_out: object) -> bool:
         """Whether ``d_out >= map(d_in)``."""
         d_out = self.output_metric.validate_distance(d_out, "d_out")
         return bool(d_out >= self.map(d_in))
@@ -241,11 +241,11 @@ class Measurement(_Called, Generic[DI, TO, MI, MM]):
         return self._function(member)
     # [end:measurement_call]
 
-    def map(self, d_in: Any) -> Any:
+    def map(self, d_in: object) -> Any:
         """The privacy map at ``d_in``, after the input metric has validated it."""
         return self.privacy_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in: Any, d_out: Any) -> bool:
+    def check(self, d_in: object, d_out: object) -> bool:
         """Whether ``d_out`` bounds ``map(d_in)`` in the output measure's order."""
         d_out = self.output_measure.validate(d_out)
         return bool(self.output_measure.ge(d_out, self.map(d_in)))

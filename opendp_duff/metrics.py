@@ -29,7 +29,7 @@ class Metric:
 
     distance_type: type = float  # int for dataset metrics
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> Any:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> Any:
         """Check a distance given to a map: a non-negative, non-NaN number of the metric's
         distance type (an integer for dataset metrics; +inf is allowed for float distances).
 
@@ -240,7 +240,7 @@ class PartitionDistance(Metric):
     inner: Metric
     distance_type = PartitionBound
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> PartitionBound:
         """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
 
         Raises:
@@ -270,7 +270,7 @@ class L01InfDistance(Metric):
 
     distance_type = PartitionBound
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> PartitionBound:
         """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
 
         Raises:
