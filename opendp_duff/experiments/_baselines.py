@@ -126,11 +126,12 @@ def make_smooth_median_baseline(input_domain: VectorDomain, input_metric: Metric
 
     Raises:
         MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
-            ``symmetric_distance()`` nor ``change_one_distance()``.
+            ``symmetric_distance()`` nor ``change_one_distance()``; ``epsilon``,
+            ``delta`` or ``t`` is not a real number.
         MakeError: an unknown ``name``; the domain not sorted, unbounded, of unknown size or size 0,
-            with bounds of infinite width, holding NaN or strings, or naming an engine; ``t`` or ``s``
-            not positive; a noise parameter missing, not applying to ``noise`` or out of range;
-            ``epsilon`` or ``delta`` out of range for the baseline.
+            with bounds of infinite width, holding NaN or strings, or naming an engine; ``t`` not
+            positive; ``epsilon`` not positive, ``delta`` not in (0, 1), or given or missing against
+            what the baseline takes.
         NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
             ``input_domain``, before any randomness is drawn; the message quotes no data.
         EntropyError: the random source failed when the measurement was called (checked before the

@@ -43,11 +43,11 @@ def make_gaussian(input_domain: AtomDomain | VectorDomain, input_metric: Metric,
     the set of possible releases does not depend on x [Mir12]; never NaN; saturates at +-MAX.
 
     Raises:
-        MakeTypeError: ``input_domain`` is neither an AtomDomain nor a VectorDomain, its element type is
-            neither float nor int, or ``scale`` is not a real number.
+        MakeTypeError: ``input_domain`` is neither an AtomDomain nor a VectorDomain, or ``scale`` is
+            not a real number.
         MakeError: a domain admitting NaN, naming an engine, or of int values not bounded within [-2^53,
-            2^53]; ``input_metric`` not ``absolute_distance(T)`` (atom) or ``l2_distance(T)`` (vector);
-            ``scale`` negative or NaN.
+            2^53]; ``input_metric`` not ``absolute_distance(T)`` (atom) or ``l2_distance(T)`` (vector),
+            which also refuses elements that are neither float nor int; ``scale`` negative or NaN.
         NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
             ``input_domain``, before any randomness is drawn; the message quotes no data.
         EntropyError: the random source failed when the measurement was called (checked before the
