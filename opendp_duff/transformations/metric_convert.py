@@ -96,10 +96,11 @@ def make_change_one_to_symmetric(input_domain: Union[VectorDomain, DataFrameDoma
         ``map(0) = 0``.
 
     Raises:
-        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
-            ``symmetric_distance()`` nor ``change_one_distance()``.
-        MakeError: strings or NaN in the element domain, an unknown size, or ``input_metric`` not
+        MakeTypeError: ``input_domain`` is neither a VectorDomain nor a DataFrameDomain, or (a
+            VectorDomain) ``input_metric`` is neither ``symmetric_distance()`` nor
             ``change_one_distance()``.
+        MakeError: strings or NaN in a vector domain's elements, an unknown size, or
+            ``input_metric`` not ``change_one_distance()``.
         NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
             ``input_domain``, before its function runs; the message quotes no data.
         MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
