@@ -8,9 +8,9 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from .. import _validate as v
-from .. import _estimates as est
+from .. import estimates as est
 from .. import arithmetic as ar
-from ..core import Measurement, _derived
+from ..core import Measurement, derived
 from ..errors import MakeError, MakeTypeError
 from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
@@ -31,7 +31,7 @@ def _need(meas: object, measure_cls: type, name: str) -> Measurement:
 def _cast(measurement: Measurement, measure: Any, privacy_map: Callable[[Any], Any]) -> Measurement:
     """The same function (and interactivity) under another measure and map; certified iff
     ``measurement`` is."""
-    return _derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
+    return derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
                                 measurement._function, privacy_map, interactive=measurement.interactive),
                     measurement)
 # [end:cast]
@@ -52,6 +52,15 @@ def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
     Privacy map:
         ``map(d_in) = eps^2 / 2`` with ``eps = measurement.map(d_in)``, computed exactly and
         rounded up; ``map(0) = 0``; an infinite eps gives ``inf``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``max_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_pureDP_to_zCDP.tex``.
 
@@ -91,6 +100,15 @@ def make_pureDP_to_approxDP(measurement: Measurement) -> Measurement:
     Privacy map:
         ``map(d_in) = (eps, 0.0)`` with ``eps = measurement.map(d_in)``; no arithmetic (eps is
         already rounded up); ``map(0) = (0, 0)``; an infinite eps gives ``(inf, 0.0)``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``max_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_pureDP_to_approxDP.tex``.
 
@@ -201,6 +219,15 @@ def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:
         floored at 0), each rounded up.  Edge cases: delta >= 1 gives 0; rho = 0 gives 0 at every
         delta; delta = 0 or rho = inf gives ``inf``; NaN or negative delta raises MapError.
 
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``zero_concentrated_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/measure_cast/make_zCDP_to_approxDP.tex``.
 
     References: [BS16] Prop. 1.3; [CKS20] Prop. 12.
@@ -240,6 +267,16 @@ def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
     Privacy map:
         ``map(d_in) = (profile(delta), delta)`` with ``profile = measurement.map(d_in)``; no
         arithmetic of its own (the profile rounds up); ``map(0) = (0, delta)``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement, or ``delta`` not a real number.
+        MakeError: its output measure is not ``smoothed_max_divergence()``, or ``delta`` is not in (0,
+            1).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_fix_delta.tex``.
 

@@ -9,7 +9,7 @@ serves every engine.  The operations come in four groups:
   ``snapshot(data)``, a copy of an admitted member that later changes to the caller's object
   cannot reach.
 * **Admission.** ``check_frame``, ``check_column`` and ``check_parts`` return the admitted value
-  or a :class:`~opendp_duff._membership.Refusal` and never raise; a refusal never quotes data.
+  or a :class:`~opendp_duff.membership.Refusal` and never raise; a refusal never quotes data.
 * **Frames.** ``column`` (a declared column as a member of its vector domain), ``select``,
   ``split`` (one part per public key, O(rows + keys)), ``map_parts`` (a function on every part,
   in key order) and ``result_frame`` (a small frame of public values in the engine's library).
@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._membership import Refusal
+from ..membership import Refusal
 from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import Candidates
 from .rank_window import RankSource

@@ -14,7 +14,7 @@ array, string codes, building a frame); this module builds the engine operations
   grouped by a stable radix sort of the codes (O(rows + keys)), and the declared columns are
   gathered once in that order by the library (a new frame, the batch's own).  Part i is a
   :class:`LocalPart`, rows ``starts[i]:starts[i + 1]`` of it: the first read of a column
-  converts that column of the batch once, canonical (:mod:`opendp_duff._membership`), and a
+  converts that column of the batch once, canonical (:mod:`opendp_duff.membership`), and a
   part's column is a view of it, so a million parts cost a million small views, not a million
   frames.  A part behaves as a frame of its library on demand (indexing it, or any frame
   attribute, builds that frame once, a slice of the batch's frame).
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._constants import EXACT_INT_BOUND
-from .._membership import Refusal, check_vector
+from ..membership import Refusal, check_vector
 from ..domains import VectorDomain
 from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import candidate_index
@@ -207,7 +207,8 @@ class LocalFrames(LocalColumns):
     @staticmethod
     def _gather_part(parent: LocalPart, order: np.ndarray, name: str) -> np.ndarray:
         """The canonical column ``name`` of a part, in the rows of ``order`` (a new array)."""
-        return parent.column(name)[order]
+        gathered: np.ndarray = parent.column(name)[order]
+        return gathered
     # [end:local_split]
 # [end:LocalFrames]
 

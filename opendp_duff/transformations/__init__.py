@@ -1,4 +1,5 @@
 """Transformations: stable functions from datasets to datasets or numbers (re-exported as ``dp.t``)."""
+from ._common import dataset_space as dataset_space  # public: the measurements check their space with it
 from .clamp import (make_clamp, then_clamp)
 from .impute import (make_impute_constant, then_impute_constant)
 from .metric_convert import (make_symmetric_to_change_one, then_symmetric_to_change_one,

@@ -43,6 +43,15 @@ def make_count_by_key(input_domain: VectorDomain, input_metric: Metric) -> Trans
 
     Float keys compare as float64 values, -0.0 being the key 0.0; strings compare with ``==``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: NaN in the element domain; a domain that names an engine (the constructor runs on
+            local data only); ``change_one_distance()`` on a domain of unknown size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/count_by_key/make_count_by_key.tex``.
 
     References: [KKMN09] (counts per query, then noisy thresholding); [DVGM22] (partition

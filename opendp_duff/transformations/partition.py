@@ -11,7 +11,7 @@ from ..errors import MakeError
 from ..frames.domain import DataFrameDomain, PartitionDomain
 from ..metrics import Metric, PartitionBound, PartitionDistance, SymmetricDistance
 from ..metrics_id import GroupedSymmetricDistance
-from .count_by_candidates import validate_candidates
+from ..engines.candidates import validate_candidates
 
 __all__ = ["make_partition_by", "then_partition_by"]
 
@@ -58,6 +58,16 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     numeric columns are gathered in that order by numpy and the other string columns by the
     library (a string key column is not copied: part j holds key j), and each part is a
     contiguous slice of the gathered columns.  Spark: no pass.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a DataFrameDomain; ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``grouped_symmetric_distance((by,))``; ``keys`` is not a list,
+            tuple or 1-d array, or holds a value of the wrong kind for the column.
+        MakeError: ``by`` not a declared column; a grouped metric that counts other groups; ``keys``
+            empty, repeated or not representable in the column's type.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/partition/make_partition_by.tex``.
 
