@@ -535,6 +535,18 @@ def _c(v, run=True):
     return meas
 
 
+@case("make_approximate_zCDP_to_approxDP.delta", "prob", np_value=0.0625)
+def _c(v, run=True):
+    rows = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+    keys = rows >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=1.0, threshold=9.0, noise="gaussian")
+    meas = dp.c.make_approximate_zCDP_to_approxDP(keys, delta=v)
+    if run:
+        assert set(meas(["a", "b"])) <= {"a", "b"}
+        eps, delta = meas.map(1)
+        assert eps > 0 and delta >= float(v)
+    return meas
+
+
 def _make_lap(s):
     return dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=s)
 

@@ -157,6 +157,9 @@ TABLE = {
                     >> dp.t.then_clamp((0.0, 10.0)), FRAME_MEMBER),
     "make_with_column": (lambda: FRAME >> dp.t.then_with_column("half", "income / 2")
                          >> dp.t.then_select_column("half"), FRAME_MEMBER),
+    "make_approximate_zCDP_to_approxDP": (lambda: dp.c.make_approximate_zCDP_to_approxDP(
+        RAW >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0, noise="gaussian"),
+        delta=1e-6), MEMBER),
     "make_threshold_keys": (lambda: RAW >> dp.t.then_count_by_key()
                             >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0), MEMBER),
 }
