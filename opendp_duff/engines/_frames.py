@@ -161,6 +161,11 @@ class LocalFrames(LocalColumns):
     def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
         """One :class:`LocalPart` per key, over the declared columns of ``domain`` gathered in
         key order.  ``frame`` is a member of ``domain`` (a frame, or a part of one)."""
+        return self.split_by_codes(frame, self.key_codes(frame, by, keys, domain), len(keys), domain)
+
+    def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
+        """For each row of a member frame (or part), the position of the key its ``by`` value
+        equals (compared as ``make_count_by_candidates`` compares candidates), else ``len(keys)``."""
         k, T = len(keys), domain.columns[by].T
         codes: np.ndarray | None
         if T is str and not isinstance(frame, LocalPart):
@@ -172,6 +177,10 @@ class LocalFrames(LocalColumns):
         else:                                            # an admitted column fits its dtype
             codes = candidate_index(keys, T)(self.column(frame, by, domain.column_domain(by)))
         assert codes is not None
+        return codes
+
+    def split_by_codes(self, frame: Any, codes: np.ndarray, k: int, domain: Any) -> tuple[Any, ...]:
+        """Part i holds the rows of code i (in [0, k]; code k: no part), in their order."""
         order, starts = group_rows(codes, k)
         if isinstance(frame, LocalPart):                 # a part split again: its canonical columns
             parent = frame
