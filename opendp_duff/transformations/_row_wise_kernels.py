@@ -63,7 +63,7 @@ def _pandas_rows(df: Any, step: RowStep) -> Any:
     compiled = compile_pandas(step.expr, step.schema)
     if step.name is None:
         return df.iloc[np.asarray(compiled.mask(df), dtype=bool)]
-    out = df.copy()                       # the declared columns; pandas copies lazily
+    out = df.copy(deep=False)             # a new frame of the declared columns: the caller's is not changed
     out[step.name] = np.asarray(compiled.column(df).to_numpy())   # float NULL as NaN
     return out
 
