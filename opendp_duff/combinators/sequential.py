@@ -20,7 +20,8 @@ from .. import arithmetic as ar
 from ..core import Measurement, check_fit, then
 from ..engines import snapshot
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, MapError, MeasureMismatch
-from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
+                        ZeroConcentratedDivergence)
 from ..metrics import Metric
 from ..samplers import check_entropy
 from .composition import check_part, same_measure
@@ -91,6 +92,18 @@ def _holds_queryable(release: Any) -> bool:
             stack.extend(x.ravel().tolist())
     return False
 # [end:holds_queryable]
+
+
+def _cast_hint(total: Any, query: Any) -> str:
+    """What to do when a query's measure is not the compositor's (no data is involved)."""
+    with_delta = (ApproximateDivergence, ApproximateZeroConcentratedDivergence)
+    if isinstance(query, with_delta) and not isinstance(total, ApproximateDivergence):
+        return ("the query needs a delta, which a budget without delta cannot pay (key discovery, "
+                "make_threshold_keys, may release a key held by one person, with a small probability): "
+                "use an approximate_divergence() budget")
+    if isinstance(query, ApproximateZeroConcentratedDivergence):
+        return "cast the query first with dp.c.make_approximate_zCDP_to_approxDP(query, delta)"
+    return "a query must use the compositor's output measure (cast it first)"
 
 
 # [proof:Queryable]
@@ -173,7 +186,7 @@ class Queryable:
              "a query must take the compositor's input domain", "a query must use the compositor's input metric")
         if not same_measure(self.output_measure, measurement.output_measure):
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
-                                  "a query must use the compositor's output measure (cast it first)")
+                                  _cast_hint(self.output_measure, measurement.output_measure))
         check_part(measurement, "the query's measurement")
         d_mid = self.output_measure.validate(d_mid, "d_mid")
         if not measurement.check(self.d_in, d_mid):

@@ -131,6 +131,16 @@ class Engine:
         order, with the declared columns; rows of no key are dropped.  O(rows + keys)."""
         raise NotImplementedError
 
+    def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
+        """For each row of a member frame, the position of the key its ``by`` value equals (as
+        ``split`` compares), else ``len(keys)`` (local engines)."""
+        raise NotImplementedError
+
+    def split_by_codes(self, frame: Any, codes: np.ndarray, k: int, domain: Any) -> tuple[Any, ...]:
+        """``split`` given each row's code in [0, k]: part i holds the rows of code i, in order,
+        with the declared columns (local engines; the split by several key columns)."""
+        raise NotImplementedError
+
     def map_parts(self, f: Callable[[Any], Any], parts: tuple[Any, ...]) -> tuple[Any, ...]:
         """``f`` on every part, in order."""
         return tuple(f(part) for part in parts)

@@ -163,6 +163,12 @@ class LocalFrames(LocalColumns):
     def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
         """One :class:`LocalPart` per key, over the declared columns of ``domain`` gathered in
         key order.  ``frame`` is a member of ``domain`` (a frame, or a part of one)."""
+        codes = self.key_codes(frame, by, keys, domain)
+        return self.split_by_codes(frame, codes, len(keys), domain, (by, keys))
+
+    def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
+        """For each row of a member frame (or part), the position of the key its ``by`` value
+        equals (compared as ``make_count_by_candidates`` compares candidates), else ``len(keys)``."""
         k, T = len(keys), domain.columns[by].T
         codes: np.ndarray | None
         if T is str and not isinstance(frame, LocalPart):
@@ -174,21 +180,29 @@ class LocalFrames(LocalColumns):
         else:                                            # an admitted column fits its dtype
             codes = candidate_index(keys, T)(self.column(frame, by, domain.column_domain(by)))
         assert codes is not None
+        return codes
+
+    def split_by_codes(self, frame: Any, codes: np.ndarray, k: int, domain: Any,
+                       key: tuple[str, tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+        """Part i holds the rows of code i (in [0, k]; code k: no part), in their order.  ``key``
+        = (by, keys) when the codes are those of one key column's values among ``keys``."""
         order, starts = group_rows(codes, k)
         gather: Callable[[str], np.ndarray]
         if isinstance(frame, LocalPart):                 # a part split again: its canonical columns
             gather = partial(self._gather_part, frame, order)
         else:
-            gather = self._gather(frame, by, keys, domain, order, starts)
+            gather = self._gather(frame, key, domain, order, starts)
         batch = LocalBatch(self, domain.columns, starts, gather)
         return tuple(LocalPart(batch, i) for i in range(k))
 
-    def _gather(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any, order: np.ndarray,
-                starts: list[int]) -> Callable[[str], np.ndarray]:
+    def _gather(self, frame: Any, key: tuple[str, tuple[Any, ...]] | None, domain: Any,
+                order: np.ndarray, starts: list[int]) -> Callable[[str], np.ndarray]:
         """The declared columns of ``frame`` in the rows of ``order``, read now into arrays of the
         batch's own (so later changes to the frame never reach a part): a numeric column by one
-        numpy gather, the other string columns by one gather of the library; the string key
-        column is not read at all (every row of part j holds key j: the keys, repeated)."""
+        numpy gather, the other string columns by one gather of the library; a string key column
+        of a one-column split (``key`` = (by, keys)) is not read at all (every row of part j holds
+        key j: the keys, repeated)."""
+        by, keys = key if key is not None else (None, ())
         names = list(domain.columns)
         strings = [name for name in names if domain.columns[name].T is str and name != by]
         numbers = {name: np.take(self.read_column(frame, name), order)
