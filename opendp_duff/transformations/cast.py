@@ -61,8 +61,8 @@ def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Trans
     Raises:
         MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
             ``symmetric_distance()`` nor ``change_one_distance()``.
-        MakeError: an element type other than int, no bounds, bounds outside [-2^53, 2^53], a domain
-            that names an engine; ``change_one_distance()`` on a domain of unknown size.
+        MakeError: an element type other than int, no bounds, bounds outside [-2^53, 2^53];
+            ``change_one_distance()`` on a domain of unknown size.
         NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
             ``input_domain``, before its function runs; the message quotes no data.
         MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
