@@ -21,7 +21,8 @@ from ..domains import AtomDomain
 from ..frames.domain import DataFrameDomain
 from ..metrics import Metric, SymmetricDistance
 from ..metrics_id import GroupedSymmetricDistance, SymmetricIdDistance
-from ._row_wise_kernels import RowStep, row_kernel
+from ._row_step import RowStep
+from ._row_wise_kernels import row_kernel
 
 __all__ = ["make_filter", "then_filter", "make_with_column", "then_with_column", "frame_schema"]
 
@@ -104,6 +105,9 @@ def make_filter(input_domain: DataFrameDomain, input_metric: Metric, predicate: 
         MakeError: the domain declares no column; the metric names an undeclared column;
             ``predicate`` is not an expression (``ExpressionSyntaxError``, with the
             position), names an unknown column, is ill-typed or is not of type bool.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/row_wise/make_filter.tex``.
 
@@ -188,6 +192,9 @@ def make_with_column(input_domain: DataFrameDomain, input_metric: Metric, name: 
             ``name`` is empty or is a declared column; ``expr`` is not an expression, names an
             unknown column, is ill-typed, is a predicate (bool), or is an int that may be NULL
             (overflow; compute it in float).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/row_wise/make_with_column.tex``.
 
