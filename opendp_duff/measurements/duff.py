@@ -37,7 +37,7 @@ from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function
 from ..engines import column_engine
-from ..engines.rank_window import RankSource, SortedRecords
+from ..engines.rank_window import NO_PAIRS, RankSource, SortedRecords, Tail
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
@@ -52,15 +52,13 @@ _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best 
 
 
 class _Block(NamedTuple):
-    """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
-    the window (None if none has positive width) and their ends on demand."""
+    """The far gaps of a tail, beyond its near values: their span, their live gap nearest the
+    window (None if none has positive width) and their live gaps on demand (index, left, right)."""
 
-    g0: int
-    g1: int
     span_lo: float
     span_hi: float
     live: int | None
-    ends: Callable[[], np.ndarray]
+    members: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 # [proof:quantile_window_size]
@@ -121,19 +119,23 @@ class _QuantileSampler:
         vals = win.values if win is not None else np.empty(0)
         e = np.concatenate([[lo] if j0 == 0 else [], vals, [hi] if j1 == n + 1 else []])
         left, right = e[:-1], e[1:]                           # e_j0..e_j1: the ends of the items
-        levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q).astype(np.float64)
         tails: list[_Block] = []
-        if win is not None and j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]; records 1..j0-1 < e_j0 unless tied
-            v = float(vals[0])
-            t = int(lo < v) + j0 - 1 - win.left.ties         # #{0 <= i <= n : e_i < e_j0}
-            tails.append(_Block(0, j0, lo, v, t - 1 if t >= 1 else None, _ends(lo, win.left.values, v)))
-        if win is not None and j1 <= n:  # gaps j1..n span [e_j1, hi]; e_s = e_j1 for s = j1..j1+ties
-            v = float(vals[-1])
-            s = j1 + win.right.ties
-            tails.append(_Block(j1, n + 1, v, hi, s if s < n or hi > v else None, _ends(v, win.right.values, hi)))
+        near: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []   # live gaps of near values
+        if win is not None and j0 > 0:
+            block, gaps = _left_tail(win.left, float(vals[0]), lo)
+            tails.append(block)
+            near.append(gaps)
+        if win is not None and j1 <= n:
+            block, gaps = _right_tail(win.right, float(vals[-1]), hi, j1, n)
+            tails.append(block)
+            near.append(gaps)
+        idx = np.concatenate([np.arange(j0, j1)] + [g[0] for g in near])
+        left = np.concatenate([left] + [g[1] for g in near])
+        right = np.concatenate([right] + [g[2] for g in near])
+        levels = quantile_gap_levels(idx, n, self.P, self.Q).astype(np.float64)
         live_levels = [self._level(b.live) for b in tails if b.live is not None]
-        window_live = levels[right > left]
-        tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
+        items_live = levels[right > left]
+        tops = live_levels + ([float(np.max(items_live))] if items_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
         # [end:quantile_window]
         # [proof:quantile_race_inputs]
@@ -166,12 +168,11 @@ class _QuantileSampler:
         return levels, self.scale
 
     def _members(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(numer, left, right) of every gap of block b (built once, then cached)."""
+        """(numer, left, right) of every live gap of block b (built once, then cached)."""
         if b not in self._cache:
-            block = self._tails[b]
-            e = block.ends()                               # e_g0..e_g1
-            levels = quantile_gap_levels(np.arange(block.g0, block.g1), self.n, self.P, self.Q)
-            self._cache[b] = (self._numer(levels.astype(np.float64))[0], e[:-1], e[1:])
+            idx, left, right = self._tails[b].members()
+            levels = quantile_gap_levels(idx, self.n, self.P, self.Q)
+            self._cache[b] = (self._numer(levels.astype(np.float64))[0], left, right)
         return self._cache[b]
 
     def _members_fn(self, b: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -186,9 +187,53 @@ class _QuantileSampler:
         return exact_uniform_float(left[i], right[i])
 
 
-def _ends(a: float, tail: Callable[[], np.ndarray], b: float) -> Callable[[], np.ndarray]:
-    """The ends of a block's gaps, on demand: a, the tail's sorted records, b."""
-    return lambda: np.concatenate([[a], tail(), [b]])
+_NO_GAPS = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+
+
+def _gaps(ends: np.ndarray, first: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index, left, right) of the gaps between consecutive distinct ends e_0 < ... < e_m,
+    where gap i (between e_i and e_(i+1)) has index first + counts[0] + ... + counts[i-1]
+    (``counts`` holds the multiplicities of e_1..e_(m-1)); a gap of width zero is left out."""
+    idx = first + np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    keep = ends[1:] > ends[:-1]
+    return idx[keep], ends[:-1][keep], ends[1:][keep]
+
+
+def _left_tail(tail: Tail, v: float, lo: float) -> tuple[_Block, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The far block and the near gaps of the left tail (records of ranks 1..j0-1, window end
+    v = e_j0): R records beyond the near values d_1 < ... < d_p (counts c), then those, then
+    the ties with v.  Gap R + c_1 + ... + c_i lies between d_i and d_(i+1) (d_(p+1) = v); the far
+    block is gaps 0..R, spanning [lo, d_1], whose gap R ends at d_1 > every far record."""
+    d, c = tail.near
+    R = tail.count - tail.ties - int(c.sum())
+    near = _gaps(np.append(d, v), R + int(c[0]), c[1:]) if d.size else _NO_GAPS
+    edge = float(d[0]) if d.size else v
+    live = R if R > 0 or lo < edge else None
+
+    def members() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r, cr = tail.rest() if R > 0 else NO_PAIRS
+        return _gaps(np.concatenate([[lo], r, [edge]]), 0, cr)
+    return _Block(lo, edge, live, members), near
+
+
+def _right_tail(tail: Tail, v: float, hi: float, j1: int, n: int
+                ) -> tuple[_Block, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The far block and the near gaps of the right tail (records of ranks j1+1..n, window end
+    v = e_j1): the s ties with v, then the near values d_1 < ... < d_p (counts c), then R
+    records beyond.  Gap j1 + s + c_1 + ... + c_(i-1) lies between d_(i-1) and d_i (d_0 = v); the
+    far block is gaps j1+s+C..n (C the near records), spanning [d_p, hi]."""
+    d, c = tail.near
+    s = j1 + tail.ties
+    C = int(c.sum())
+    R = tail.count - tail.ties - C
+    near = _gaps(np.concatenate([[v], d]), s, c[:-1]) if d.size else _NO_GAPS
+    edge = float(d[-1]) if d.size else v
+    live = s + C if R > 0 or edge < hi else None
+
+    def members() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r, cr = tail.rest() if R > 0 else NO_PAIRS
+        return _gaps(np.concatenate([[edge], r, [hi]]), s + C, cr)
+    return _Block(edge, hi, live, members), near
 # [end:quantile_sampler_helpers]
 
 

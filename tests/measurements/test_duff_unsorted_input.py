@@ -70,8 +70,9 @@ def same_window(w1, w2):
     assert np.array_equal(w1.values, w2.values)
     for t1, t2 in ((w1.left, w2.left), (w1.right, w2.right)):
         assert (t1.count, t1.ties) == (t2.count, t2.ties)
-        assert np.array_equal(t1.values(), t2.values())
-        assert t1.values().size == t1.count
+        (v1, c1), (v2, c2) = t1.pairs(), t2.pairs()
+        assert np.array_equal(v1, v2) and np.array_equal(c1, c2)
+        assert int(c1.sum()) + t1.ties == t1.count and np.all(np.diff(v1) > 0)
 
 
 # ----------------------------------------------------------------------------- the windows
@@ -103,7 +104,7 @@ def test_selection_does_not_modify_the_input():
     with seeded_rng_for_tests(42):
         m(x)
     w = SelectedRecords(x).window(10, 990)
-    w.left.values(), w.right.values()
+    w.left.pairs(), w.right.pairs()
     assert np.array_equal(x, before)
 
 
@@ -168,7 +169,7 @@ class BlocksFirst:
 
 
 class CountingSource(SelectedRecords):
-    """SelectedRecords that counts how often a tail is asked for its sorted records."""
+    """SelectedRecords that counts how often a tail is asked for its records beyond the window."""
 
     opened = 0
 
@@ -178,10 +179,10 @@ class CountingSource(SelectedRecords):
 
     @staticmethod
     def _counted(tail):
-        def values(inner=tail.values):
+        def rest(inner=tail.rest):
             CountingSource.opened += 1
             return inner()
-        return attrs.evolve(tail, values=values)
+        return attrs.evolve(tail, rest=rest)
 
 
 def test_forced_block_wins_give_the_sorted_paths_release(monkeypatch):
