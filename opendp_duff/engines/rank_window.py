@@ -66,6 +66,7 @@ import numpy as np
 __all__ = ["Pairs", "NO_PAIRS", "pairs_of", "Tail", "RankWindow", "RankSource", "SortedRecords", "SelectedRecords"]
 
 
+# [proof:tail_pairs]
 Pairs: TypeAlias = tuple[np.ndarray, np.ndarray]
 """(values, counts): distinct float64 values in increasing order and their int64 multiplicities."""
 
@@ -113,6 +114,7 @@ class Tail:
         v, c = np.concatenate([a, b]), np.concatenate([ca, cb])
         order = np.argsort(v, kind="stable")
         return v[order], c[order]
+# [end:tail_pairs]
 
 
 @attrs.frozen(eq=False)
