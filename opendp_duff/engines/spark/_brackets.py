@@ -21,7 +21,8 @@ Their span is the next level.  B is about the square root of the rows to split (
 and BINS): finer bins shrink the bracket, coarser ones shuffle fewer partial counts.  A key is
 refined while its inside holds more than ``4 (window width + 2 m) + BINS`` rows, at most
 MAX_LEVELS levels (ties cannot be split: a key stops when a level no longer narrows its
-inside, or no longer halves it after the first).  The choice changes the cost only.
+inside, or no longer halves it after the first, or when each bin it keeps holds one
+value).  The choice changes the cost only.
 """
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]
                 continue           # ties, or few values: this level no longer narrows the inside
             chosen[k], below[k], inside[k] = chosen[k] + (level,), below[k] + start, count
             refined = _next_level(level, count)
-            if refined is not None and count > _cap(*ranks[k]) and len(chosen[k]) < MAX_LEVELS:
+            split = any(r["spread"] for r in bins)     # finer bins cannot split a bin of one value
+            if refined is not None and split and count > _cap(*ranks[k]) and len(chosen[k]) < MAX_LEVELS:
                 nxt[k] = refined
         pending = nxt
     return chosen
@@ -154,7 +156,8 @@ def kept(frame: Any, order: list[str], ranked: Any) -> Any:
 def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Level]]) -> dict[int, list[Any]]:
     """One aggregation: per key, the bins of its next level (the last entry of its plan) that
     meet its window's ranks counted among its inside rows, and those that start within
-    ``near_values`` ranks of them, with their counts and running counts."""
+    ``near_values`` ranks of them, with their counts, running counts and whether they hold
+    more than one value (a flag, no value)."""
     F = ps.functions()
     depth = max(len(levels) for _, _, levels, _ in plan.values()) + 1
     table = level_table(rows.sparkSession, {
@@ -163,8 +166,8 @@ def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Lev
     x = F.col(VAL)
     inside = rows.join(F.broadcast(table), KID).where(side(x, depth - 1) == 0)
     counts = inside.groupBy(KID, "first", "last", "m", F.floor(_y(x, depth - 1)).alias("bin")).agg(
-        F.count(F.lit(1)).alias("c"))
-    got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum"))
+        F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread"))
+    got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum", "spread"))
     out: dict[int, list[Any]] = {}
     for row in got:
         out.setdefault(row[KID], []).append(row)

@@ -86,7 +86,25 @@ def release(log: CollectionLog | None = None) -> Iterator[CollectionLog]:
         _state["last"] = log
 
 
+_AQE = "spark.sql.adaptive.enabled"
+
+
 def collect(frame: Any) -> list[Any]:
-    """``frame.collect()``, counted as one action of the current release."""
+    """``frame.collect()``, counted as one action of the current release, run as ONE Spark job.
+
+    Adaptive query execution runs every shuffle stage of an action as a job of its own (three
+    or four per pass of the engine); the engine's passes are aggregations of one scan whose
+    shuffles carry partial counts, which it gains little from, so the action runs with it off
+    and the session's setting is restored after (a runtime SQL setting of the session: a query
+    another thread starts meanwhile on the same session runs without it too)."""
     current().actions += 1
-    return list(frame.collect())
+    conf = frame.sparkSession.conf
+    before = conf.get(_AQE, None)
+    conf.set(_AQE, "false")
+    try:
+        return list(frame.collect())
+    finally:
+        if before is None:
+            conf.unset(_AQE)
+        else:
+            conf.set(_AQE, before)

@@ -97,11 +97,15 @@ def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[S
 # [proof:keyed_rows]
 def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
     """(rows, number of keys).  ``rows`` has the columns KID (int) and VAL (the column's
-    value): for an ungrouped column one row (0, value) per row of its frame; for a column of
+    value): for an ungrouped column one row (0, value) per row of its frame (a cross join
+    with the one-row table (0)); for a column of
     a part, one row (i, value) per row of the whole frame whose key is the i-th public key."""
     F = ps.functions()
     if not isinstance(column.frame, SparkPart):
-        return column.frame.select(F.lit(0).alias(KID), column.expr.alias(VAL)), 1
+        # KID from a one-row broadcast table, not a literal: Spark folds a literal out of a
+        # window's partitioning and then moves every row to one partition, with a warning
+        one = column.frame.sparkSession.createDataFrame([(0,)], f"{KID} int")
+        return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL)), 1
     batch = column.frame.batch
     joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
     return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)

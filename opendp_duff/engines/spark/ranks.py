@@ -117,7 +117,9 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
 def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]],
                 n: dict[int, int]) -> dict[int, RankWindow | None]:
     """One aggregation: for each key k of ``plan`` = {k: (first, last, levels)}, the window of
-    ranks first..last if the inside of its levels holds it, else None."""
+    ranks first..last if the inside of its levels holds it, else None (no pass for no key)."""
+    if not plan:
+        return {}
     F = ps.functions()
     depth = max(len(levels) for _, _, levels in plan.values())
     table = level_table(rows.sparkSession, plan, depth)

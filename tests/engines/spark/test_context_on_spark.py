@@ -2,9 +2,10 @@
 
 * With the same random bytes, each query (median, mode, mean, grouped median, grouped count,
   imputed median, smooth median, trimmed mean) releases exactly what the same query releases on
-  the same data as a pandas frame: the searched scales and the samplers' inputs are the same.
+  the same data as a pandas frame: the searched scales and the samplers' inputs are the same
+  (with the Spark passes' reach 0, ``no_reach``: no near pairs, as on pandas).
 * A grouped release is a Spark DataFrame with one row per public key, in order, absent keys
-  included; the counter reads at most the window's width in data values per key.
+  included; the test-only counter reads at most ``driver_pairs_bound`` pairs per key.
 * Queries that do not fit are refused before any data is read, and charge nothing.
 * pyspark's notice about pandas >= 3 is not emitted by the engine's import of pyspark (with
   pandas < 3 there is no notice and that test checks only that the import happens).
@@ -50,7 +51,7 @@ QUERIES = {
 }
 
 
-def test_spark_context_releases_equal_the_pandas_context_ones_byte_for_byte(frames):
+def test_spark_context_releases_equal_the_pandas_context_ones_byte_for_byte(frames, no_reach):
     spark_ctx, pandas_ctx = _contexts(frames)
     assert spark_ctx.domain.engine == "spark"
     for i, (name, build) in enumerate(QUERIES.items()):
@@ -102,7 +103,7 @@ SIZED_QUERIES = {
 
 
 @pytest.mark.parametrize("name", sorted(SIZED_QUERIES))
-def test_spark_context_imputes_and_runs_the_smooth_mechanisms_as_pandas_does(spark, frames, name):
+def test_spark_context_imputes_and_runs_the_smooth_mechanisms_as_pandas_does(spark, frames, name, no_reach):
     options, build = SIZED_QUERIES[name]
     if options.get("nan"):                      # every seventh value missing
         _, pandas_df = frames

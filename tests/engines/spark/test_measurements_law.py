@@ -23,7 +23,7 @@ import scipy.stats
 
 import opendp_duff as dp
 from helpers import rerun_once
-from opendp_duff.engines.spark import _brackets, collection
+from opendp_duff.engines.spark import collection
 from opendp_duff.measurements import duff
 from opendp_duff.samplers import check_entropy, seeded_rng_for_tests
 
@@ -46,12 +46,6 @@ def data(spark):
     frame = spark.createDataFrame([(float(v), k) for k, xs in parts.items() for v in xs], "x double, g long")
     parts[9] = np.array([])
     return frame, parts
-
-
-@pytest.fixture
-def no_reach(monkeypatch):
-    """The Spark passes keep only the groups meeting the window (no near pairs)."""
-    monkeypatch.setattr(_brackets, "near_values", lambda first, last: 0)
 
 
 def _same_bytes(frame, parts, spark_part, local, seed=5):
