@@ -34,7 +34,7 @@ from . import _pyspark as ps
 from . import collection
 from .parts import KID, VAL
 
-__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "level_table", "choose_levels", "near_values", "kept"]
+__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "with_levels", "choose_levels", "near_values", "kept"]
 
 BINS = 1024
 MAX_LEVELS = 4
@@ -60,16 +60,20 @@ def side(x: Any, depth: int) -> Any:
 # [end:bracket_side]
 
 
-def level_table(spark: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
-    """A small DataFrame: per key, first, last, ``near_values`` and ``depth`` levels (missing ones neutral)."""
-    t = ps.types()
-    fields = [t.StructField(KID, t.IntegerType(), False), t.StructField("first", t.LongType(), False),
-              t.StructField("last", t.LongType(), False), t.StructField("m", t.LongType(), False)]
-    fields += [t.StructField(f"{c}{i}", t.DoubleType(), False) for i in range(depth) for c in FIELDS]
-    rows = [(k, first, last, near_values(first, last),
-             *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
-            for k, (first, last, levels) in plan.items()]
-    return spark.createDataFrame(rows, t.StructType(fields))
+# [proof:with_levels]
+def with_levels(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
+    """The rows of the keys of ``plan`` with their key's first, last, ``near_values`` and
+    ``depth`` levels (missing ones neutral) as columns, looked up by KID in literal maps: no
+    join, so no broadcast and no Spark job of its own."""
+    F = ps.functions()
+    table = {k: (first, last, near_values(first, last),
+                 *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
+             for k, (first, last, levels) in plan.items()}
+    names = ["first", "last", "m"] + [f"{c}{i}" for i in range(depth) for c in FIELDS]
+    looked = [F.element_at(F.create_map(*[F.lit(x) for k, row in table.items() for x in (k, row[j])]),
+                           F.col(KID)).alias(name) for j, name in enumerate(names)]
+    return rows.where(F.col(KID).isin(list(table))).select("*", *looked)
+# [end:with_levels]
 
 
 def _bins(rows: int) -> float:
@@ -160,11 +164,10 @@ def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Lev
     more than one value (a flag, no value)."""
     F = ps.functions()
     depth = max(len(levels) for _, _, levels, _ in plan.values()) + 1
-    table = level_table(rows.sparkSession, {
-        k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
-        for k, (first, last, levels, lv) in plan.items()}, depth)
+    leveled = with_levels(rows, {k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
+                                 for k, (first, last, levels, lv) in plan.items()}, depth)
     x = F.col(VAL)
-    inside = rows.join(F.broadcast(table), KID).where(side(x, depth - 1) == 0)
+    inside = leveled.where(side(x, depth - 1) == 0)
     counts = inside.groupBy(KID, "first", "last", "m", F.floor(_y(x, depth - 1)).alias("bin")).agg(
         F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread"))
     got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum", "spread"))

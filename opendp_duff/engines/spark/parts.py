@@ -58,7 +58,7 @@ class Batch:
         t = ps.types()
         schema = t.StructType([t.StructField(KID, t.IntegerType(), False),
                                t.StructField(_KEY, ps.key_type(self.T), False)])
-        return self.frame.sparkSession.createDataFrame(list(enumerate(self.keys)), schema)
+        return ps.local_frame(self.frame.sparkSession, schema, list(enumerate(self.keys)))
 
 
 class SparkPart:
@@ -104,11 +104,19 @@ def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
     if not isinstance(column.frame, SparkPart):
         # KID from a one-row broadcast table, not a literal: Spark folds a literal out of a
         # window's partitioning and then moves every row to one partition, with a warning
-        one = column.frame.sparkSession.createDataFrame([(0,)], f"{KID} int")
+        t = ps.types()
+        one = ps.local_frame(column.frame.sparkSession, t.StructType([t.StructField(KID, t.IntegerType(), False)]),
+                             [(0,)])
         return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL)), 1
     batch = column.frame.batch
-    joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
-    return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
+    if batch.T is float:   # a join compares doubles as the part's filter does (-0.0 equals 0.0)
+        joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
+        return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
+    # integers and strings: a lookup in a literal map from key to index, exact equality, no join
+    kt = ps.key_type(batch.T)
+    index = F.create_map(*[x for i, key in enumerate(batch.keys) for x in (F.lit(key).cast(kt), F.lit(i))])
+    kid = F.element_at(index, batch.key_expr())
+    return batch.frame.where(kid.isNotNull()).select(kid.alias(KID), column.expr.alias(VAL)), len(batch.keys)
 # [end:keyed_rows]
 
 

@@ -38,7 +38,7 @@ from .._base import Predict
 from ..rank_window import NO_PAIRS, Pairs, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection
-from ._brackets import Level, choose_levels, kept, level_table, near_values, side
+from ._brackets import Level, choose_levels, kept, near_values, side, with_levels
 from .parts import KID, VAL
 
 __all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass", "driver_pairs_bound"]
@@ -122,10 +122,9 @@ def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
         return {}
     F = ps.functions()
     depth = max(len(levels) for _, _, levels in plan.values())
-    table = level_table(rows.sparkSession, plan, depth)
     x = F.col(VAL)
     s = side(x, depth)
-    groups = rows.join(F.broadcast(table), KID).groupBy(
+    groups = with_levels(rows, plan, depth).groupBy(
         KID, "first", "last", "m", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
     got = collection.collect(kept(groups, ["s", "v"], F.col("s") == 0).select(KID, "s", "v", "c", "cum", "tot"))
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
