@@ -8,7 +8,10 @@ Polars DataFrame when Polars is installed.
 What it shows:
 
 1. A context holds the data behind a budget: ``dp.Context.compositor(data=df, ...)``.  Its
-   domain is read from the dtypes only (floats, integers, strings), never from the values.
+   domain is read from the dtypes only (floats, integers, strings), never from the values, so
+   a float column may hold missing values and a query on it says how to treat them
+   (``.impute(0.0)``).  A query is a data-free plan (``dp.query()...``) that the context runs:
+   the same plan serves the pandas and the Polars contexts.
 2. ``split_evenly_over=4``: four queries, each taking a quarter of epsilon = 1.  Each query's
    scale is searched so that its cost is its share exactly (never above it); after the four,
    nothing remains and a fifth query is refused before it reads anything.
@@ -30,6 +33,7 @@ import opendp_duff as dp
 REGIONS = ["North", "South", "East", "West"]
 KEYS = REGIONS + ["Islands"]          # public keys: "Islands" has no household in the data
 BOUNDS = (0.0, 400_000.0)             # public: chosen without looking at the data
+INCOME = dp.query().column("income").impute(0.0).clamp(BOUNDS)   # a plan: no data, no context
 
 
 def households(n: int = 50_000, seed: int = 7) -> dict[str, object]:
@@ -61,16 +65,18 @@ def walkthrough(df: object, data: dict[str, object], library: str) -> None:
     print(f"domain from the dtypes: {ctx.domain}")
 
     income = np.asarray(data["income"])
-    median = ctx.query().column("income").clamp(BOUNDS).median()
-    print(f"median income          : {median.release():>12,.0f}   (true {np.median(income):,.0f}; "
-          f"epsilon {median.resolve().map(1):.6f})")
-    p90 = ctx.query().column("income").clamp(BOUNDS).quantile(0.9).release()
+    median = INCOME.median()
+    cost = ctx.resolve(median).map(1)
+    print(f"median income          : {ctx.release(median):>12,.0f}   (true {np.median(income):,.0f}; "
+          f"epsilon {cost:.6f})")
+    p90 = ctx.release(INCOME.quantile(0.9))
     print(f"90th percentile        : {p90:>12,.0f}   (true {np.quantile(income, 0.9):,.0f})")
 
-    grouped = ctx.query().group_by("region", keys=KEYS).column("income").clamp(BOUNDS).median()
+    grouped = ctx.query().group_by("region", keys=KEYS).column("income").impute(0.0).clamp(BOUNDS).median()
+    cost = grouped.resolve().map(1)
     table = grouped.release()
     print(f"median income by region (a {type(table).__module__.split('.')[0]} frame, "
-          f"epsilon {grouped.resolve().map(1):.6f} for all regions together):")
+          f"epsilon {cost:.6f} for all regions together):")
     truth = true_medians(data)
     for key, value in zip(list(table["region"]), list(table["income_median"]), strict=True):
         shown = "no data" if np.isnan(truth[key]) else f"{truth[key]:,.0f}"
@@ -86,10 +92,11 @@ def walkthrough(df: object, data: dict[str, object], library: str) -> None:
 
     zcdp = dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
                                  privacy_loss=dp.loss_of(rho=0.5))
-    counts = zcdp.query(rho=0.1).group_by("region", keys=KEYS).column("income").count().release()
-    means = zcdp.query(rho=0.2).group_by("region", keys=KEYS).column("income").clamp(BOUNDS).mean().release()
+    counts = zcdp.query(rho=0.1).group_by("region", keys=KEYS).column("size").count().release()
+    means = zcdp.release(dp.query().group_by("region", keys=KEYS).column("income").impute(0.0).clamp(BOUNDS).mean(),
+                         rho=0.2)
     print("households and mean income by region (zCDP, rho = 0.1 and 0.2):")
-    for key, n, m in zip(KEYS, list(counts["income_count"]), list(means["income_mean"]), strict=True):
+    for key, n, m in zip(KEYS, list(counts["size_count"]), list(means["income_mean"]), strict=True):
         # A noisy count can come out below zero (Islands has no household: its row is noise
         # alone).  Showing max(count, 0) is post-processing: it costs no privacy.
         print(f"    {key:<8} {max(n, 0.0):>10,.0f} households   mean {m:>10,.0f}")

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from . import c, engines, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
-from .context import Context, Query, loss_of, unit_of
+from .context import Context, loss_of, unit_of
+from .plans import Query, query
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabled, MakeError, MakeTypeError,
@@ -55,7 +56,7 @@ __all__ = [
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
     # the analyst's layer: a dataset behind a budget
-    "Context", "Query", "unit_of", "loss_of",
+    "Context", "Query", "query", "unit_of", "loss_of",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
     "Metric", "Measure",

@@ -1,14 +1,12 @@
-"""The analyst's layer: a dataset behind a privacy budget, and queries calibrated to it.
+"""The analyst's layer: a dataset behind a privacy budget, running data-free query plans.
 
 * :class:`Context` -- ``dp.Context.compositor(data=..., privacy_unit=..., privacy_loss=...)``;
-* :class:`Query` -- ``ctx.query().column("income").clamp((0.0, 5e5)).median().release()``;
-* :func:`unit_of`, :func:`loss_of` -- the privacy unit and the budget;
-* :func:`register_backend` -- where another data engine plugs in.
+  it owns the budget and runs plans: ``ctx.release(plan)``, or ``ctx.query()...release()``;
+* :class:`~opendp_duff.plans.Query` -- the plans themselves (:mod:`opendp_duff.plans`);
+* :func:`unit_of`, :func:`loss_of` -- the privacy unit and the budget.
 """
-from ._backends import Backend, register_backend
-from ._budget import PrivacyLoss, PrivacyUnit, loss_of, unit_of
+from ..plans import Query
+from ._budget import PrivacyLoss, PrivacyUnit, Shares, loss_of, unit_of
 from ._context import Context
-from ._query import Query
 
-__all__ = ["Context", "Query", "unit_of", "loss_of", "PrivacyUnit", "PrivacyLoss", "Backend",
-           "register_backend"]
+__all__ = ["Context", "Query", "unit_of", "loss_of", "PrivacyUnit", "PrivacyLoss", "Shares"]

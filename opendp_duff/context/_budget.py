@@ -15,9 +15,10 @@ from .. import _validate as v
 from .. import arithmetic as ar
 from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
-from ..metrics import Metric, SymmetricDistance
+from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
+from ..plans import measure_name
 
-__all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of"]
+__all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of", "Shares"]
 
 Budget = Union[float, Tuple[float, float]]
 Exact = Tuple[Fraction, ...]
@@ -26,7 +27,8 @@ Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence
 
 class PrivacyUnit(NamedTuple):
     """What one person may change in the data: a dataset metric and the distance ``d_in``
-    between the data with and without that person (unpacks as ``metric, d_in``)."""
+    between the data with and without that person, or with that person's rows changed
+    (unpacks as ``metric, d_in``)."""
 
     metric: Metric
     d_in: int
@@ -39,23 +41,44 @@ class PrivacyLoss(NamedTuple):
     budget: Budget
 
 
-def unit_of(*, contributions: int) -> PrivacyUnit:
-    """The privacy unit of data where one person adds or removes at most ``contributions`` rows.
+def unit_of(*, contributions: Optional[int] = None, changes: Optional[int] = None) -> PrivacyUnit:
+    """The privacy unit: how many rows one person's data may add, remove or change.
+
+    Give one argument:
+
+    * ``contributions=k``: one person adds or removes at most k rows (the data's size is
+      private).  ``PrivacyUnit(symmetric_distance(), k)``: neighbouring datasets differ by at
+      most k rows added or removed ([GM-Duff] Definition 1).
+    * ``changes=k``: the data's size is public (declared with ``domain=... size=n``) and one
+      person changes at most k rows.  ``PrivacyUnit(change_one_distance(), k)``: neighbouring
+      datasets of the same size differ by at most k substituted rows ([BS19] §2).  A context
+      whose data size is public requires this unit: under the symmetric distance a person's
+      rows would have to disappear, which a public size rules out, and a release calibrated to
+      one row added or removed would protect nobody.
 
     Args:
-        contributions: an integer >= 1, the largest number of rows one person contributes.
+        contributions: an integer >= 1.
+        changes: an integer >= 1.
 
     Returns:
-        ``PrivacyUnit(symmetric_distance(), contributions)``: neighbouring datasets differ by at
-        most ``contributions`` rows added or removed ([GM-Duff] Definition 1).
+        The :class:`PrivacyUnit`.
+
+    Raises:
+        MakeError: neither or both arguments; a value that is not a positive integer.
 
     Example:
         >>> import opendp_duff as dp
         >>> dp.unit_of(contributions=2)
         PrivacyUnit(metric=SymmetricDistance(), d_in=2)
+        >>> dp.unit_of(changes=1)
+        PrivacyUnit(metric=ChangeOneDistance(), d_in=1)
     """
-    k = v.number("contributions", contributions, integer=True, positive=True)
-    return PrivacyUnit(SymmetricDistance(), k)
+    if (contributions is None) == (changes is None):
+        raise MakeError("give the privacy unit as contributions=k (rows added or removed) or changes=k "
+                        "(rows changed, in data of a public size), exactly one of them")
+    if changes is not None:
+        return PrivacyUnit(ChangeOneDistance(), v.number("changes", changes, integer=True, positive=True))
+    return PrivacyUnit(SymmetricDistance(), v.number("contributions", contributions, integer=True, positive=True))
 
 
 def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
@@ -91,13 +114,6 @@ def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
     if delta is None:
         return PrivacyLoss(MaxDivergence(), eps)
     return PrivacyLoss(ApproximateDivergence(), (eps, v.probability("delta", delta, lo_open=False)))
-
-
-def measure_name(measure: Measure) -> str:
-    """How a user names the budget of ``measure`` (for messages)."""
-    if isinstance(measure, ApproximateDivergence):
-        return "(epsilon, delta)"
-    return "rho" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon"
 
 
 def query_budget(measure: Measure, epsilon: Any, rho: Any, delta: Any) -> Optional[Budget]:
@@ -195,25 +211,50 @@ def fits(need: Budget, available: Sequence[Any]) -> bool:
     return True
 
 
-def split(total: Budget, weights: Sequence[Fraction]) -> list[Budget]:
-    """Shares of ``total`` in proportion to ``weights``, each rounded down; the last is what the
-    others leave, rounded down.  Their exact sum never exceeds ``total``, and equals it whenever
-    the last remainder is a float (it is for an even split of a power of two, and often)."""
-    whole = exact(total)
-    weight_sum = sum(weights, Fraction(0))
-    shares = [rounded(tuple(c * w / weight_sum for c in whole), upward=False) for w in weights[:-1]]
-    used = [sum((exact(s)[i] for s in shares), Fraction(0)) for i in range(len(whole))]
-    shares.append(rounded(tuple(c - u for c, u in zip(whole, used, strict=True)), upward=False))
-    return shares
+class Shares(Sequence[Budget]):
+    """The shares of a total budget, in proportion to weights (all equal for an even split):
+    share i < n - 1 is ``total * w_i / sum(w)`` rounded down, and the last is what the others
+    leave, rounded down.  Their exact sum never exceeds ``total``, and equals it whenever the
+    last remainder is a float (it is for an even split of a power of two, and often).
+
+    Computed on demand: an even split of any size costs O(1) per share (the shares before the
+    last are all equal), a weighted one O(1) per share after the weights' sum.
+    """
+
+    def __init__(self, total: Budget, n: int, weights: Optional[Sequence[Fraction]] = None) -> None:
+        self._whole, self._n, self._weights = exact(total), n, weights
+        self._weight_sum = Fraction(n) if weights is None else sum(weights, Fraction(0))
+        self._last: Optional[Budget] = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _share(self, weight: Fraction) -> Budget:
+        return rounded(tuple(c * weight / self._weight_sum for c in self._whole), upward=False)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        i = range(self._n)[i]                      # IndexError outside, negative from the end
+        if i < self._n - 1:
+            return self._share(Fraction(1) if self._weights is None else self._weights[i])
+        if self._last is None:
+            if self._weights is None:              # n - 1 equal shares before the last
+                used = [(self._n - 1) * c for c in exact(self._share(Fraction(1)))] if self._n > 1 \
+                    else [Fraction(0)] * len(self._whole)
+            else:
+                before = [exact(self._share(w)) for w in self._weights[:-1]]
+                used = [sum((b[k] for b in before), Fraction(0)) for k in range(len(self._whole))]
+            self._last = rounded(tuple(c - u for c, u in zip(self._whole, used, strict=True)), upward=False)
+        return self._last
 
 
-def parse_split(split_evenly_over: Any, split_by_weights: Any) -> Optional[list[Fraction]]:
-    """The weights of a split (None for no split), validated."""
+def parse_split(total: Budget, split_evenly_over: Any, split_by_weights: Any) -> Optional[Shares]:
+    """The shares of a split (None for no split), validated."""
     if split_evenly_over is not None and split_by_weights is not None:
         raise MakeError("give split_evenly_over or split_by_weights, not both")
     if split_evenly_over is not None:
-        n = v.number("split_evenly_over", split_evenly_over, integer=True, positive=True)
-        return [Fraction(1)] * n
+        return Shares(total, v.number("split_evenly_over", split_evenly_over, integer=True, positive=True))
     if split_by_weights is None:
         return None
     if isinstance(split_by_weights, (str, bytes)) or not isinstance(split_by_weights, Sequence):
@@ -221,15 +262,9 @@ def parse_split(split_evenly_over: Any, split_by_weights: Any) -> Optional[list[
     if not split_by_weights:
         raise MakeError("split_by_weights ([]) must hold at least one weight")
     weights = [v.number(f"split_by_weights[{i}]", w, positive=True) for i, w in enumerate(split_by_weights)]
-    return [ar.Q(w) for w in weights]
+    return Shares(total, len(weights), [ar.Q(w) for w in weights])
 
 
 def is_zero(budget: Budget) -> bool:
     """Whether the budget allows nothing (epsilon or rho 0; for (epsilon, delta), epsilon 0 and delta 0)."""
     return all(p == 0 for p in exact(budget))
-
-
-def epsilon_part(d: Any) -> float:
-    """The first component of a privacy loss (epsilon or rho); inf for anything else."""
-    x = d[0] if isinstance(d, tuple) else d
-    return float(x) if isinstance(x, (int, float)) and not math.isnan(x) else math.inf

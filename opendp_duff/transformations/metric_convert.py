@@ -9,9 +9,12 @@ one relation be used under the other: [BS19] works with substitution, [GM-Duff]
 """
 from __future__ import annotations
 
+from typing import Union
+
 from ..core import Transformation, then
 from ..domains import VectorDomain
 from ..errors import MakeError
+from ..frames.domain import DataFrameDomain
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
 from ._common import dataset_space
 
@@ -63,13 +66,15 @@ def make_symmetric_to_change_one(input_domain: VectorDomain, input_metric: Metri
     # [end:make_symmetric_to_change_one]
 
 
-def make_change_one_to_symmetric(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
+def make_change_one_to_symmetric(input_domain: Union[VectorDomain, DataFrameDomain],
+                                 input_metric: Metric) -> Transformation:
     """The identity on datasets of known size n, from ``change_one_distance`` to
     ``symmetric_distance``.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T), size=n)``, T float or int, no NaN (the
-          change-one distance is only defined between datasets of the same public size).
+        * Input domain: ``vector_domain(atom_domain(T), size=n)``, T float or int, no NaN, or
+          ``dataframe_domain(columns, size=n)`` (frames as multisets of rows): the change-one
+          distance is only defined between datasets of the same public size.
         * Input metric: ``change_one_distance()``.
         * Output domain: the input domain.  Output metric: ``symmetric_distance()``.
 
@@ -93,7 +98,10 @@ def make_change_one_to_symmetric(input_domain: VectorDomain, input_metric: Metri
         (SymmetricDistance(), 6)
     """
     # [proof:make_change_one_to_symmetric]
-    dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
+    if not isinstance(input_domain, DataFrameDomain):
+        dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
+    elif input_domain.size is None:
+        raise MakeError(f"input_domain ({input_domain!r}) must have a known size")
     if not isinstance(input_metric, ChangeOneDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be change_one_distance()")
     return Transformation(input_domain, input_domain, input_metric, SymmetricDistance(),

@@ -1,14 +1,19 @@
 """Context budgets on 1-D data: unit_of / loss_of, shares that never exceed the total (exact
-rational sums), four queries under split_evenly_over=4 spending everything, the fifth refused
-without reading the data, per-query budgets, nothing charged when a query is refused or the
-random source fails before the data is read (a release that raises later stays charged:
-tests/system/test_trust.py), and degenerate budgets (the least positive float, an infinite
-cost) refused with BudgetExceeded or MakeError, never a math error.
+rational sums) and equal the shares rounded down from exact fractions (computed here
+independently), a split into 10^7 shares taking no time to build (its shares are computed when
+taken), four queries under split_evenly_over=4 spending everything, the fifth refused without
+reading the data, per-query budgets, nothing charged when a query is refused or the random
+source fails before the data is read (a release that raises later stays charged:
+tests/system/test_trust.py), degenerate budgets (the least positive float, an infinite cost)
+refused with BudgetExceeded or MakeError, never a math error, and threads releasing on one split
+context each taking a share, all of them usable.
 
 The data is read only by a query's function, which the compositor runs right after drawing a
 byte of randomness (``check_entropy``): a byte source that fails the test shows that a refused
 query never got that far."""
 from fractions import Fraction
+
+import threading
 
 import numpy as np
 import pytest
@@ -49,18 +54,89 @@ def test_loss_of_picks_the_measure_from_its_arguments():
         dp.loss_of(epsilon=1.0, delta=1.0)
 
 
-def test_unit_of_counts_contributions():
+def test_unit_of_counts_contributions_or_changes():
     metric, d_in = dp.unit_of(contributions=3)
     assert metric == dp.symmetric_distance() and d_in == 3
+    assert dp.unit_of(changes=2) == (dp.change_one_distance(), 2)
     for bad in (0, -1, 1.5):
         with pytest.raises((dp.MakeError, dp.MakeTypeError), match="contributions"):
             dp.unit_of(contributions=bad)
+        with pytest.raises((dp.MakeError, dp.MakeTypeError), match="changes"):
+            dp.unit_of(changes=bad)
+    for bad in ({}, {"contributions": 1, "changes": 1}):
+        with pytest.raises(dp.MakeError, match="exactly one"):
+            dp.unit_of(**bad)
+
+
+def down(q):
+    """The largest float at most the fraction q."""
+    x = float(q)
+    return x if Fraction(x) <= q else float(np.nextafter(x, -np.inf))
+
+
+def reference_shares(total, weights):
+    """The shares as exact fractions rounded down to floats: share i < n - 1 is the largest float
+    at most total * w_i / sum(w); the last the largest float at most total minus the others."""
+    parts = total if isinstance(total, tuple) else (total,)
+    out = []
+    for w in weights[:-1]:
+        out.append(tuple(down(Fraction(c) * w / sum(weights)) for c in parts))
+    out.append(tuple(down(Fraction(c) - sum((Fraction(o[k]) for o in out), Fraction(0)))
+                     for k, c in enumerate(parts)))
+    return [o if isinstance(total, tuple) else o[0] for o in out]
+
+
+@pytest.mark.parametrize("total,weights", [
+    (1.0, [1] * 7), (0.3, [1] * 10), (1.0, [1, 3]), (2.7, [1, 2, 3.5, 0.25]), ((1.3, 1e-6), [1, 2, 3.5]),
+    ((0.7, 3e-7), [1] * 3), (1e-300, [1] * 3), (5.0, [1]),
+], ids=range(8))
+def test_shares_are_the_exact_fractions_rounded_down(total, weights):
+    loss = dp.loss_of(epsilon=total[0], delta=total[1]) if isinstance(total, tuple) else dp.loss_of(epsilon=total)
+    even = len(set(weights)) == 1
+    ctx = context(loss, **({"split_evenly_over": len(weights)} if even else {"split_by_weights": weights}))
+    expected = reference_shares(total, [Fraction(w) for w in weights])
+    assert list(ctx.shares) == expected and len(ctx.shares) == len(weights)
+    assert ctx.shares[-1] == expected[-1] and ctx.shares[:2] == expected[:2]
+
+
+def test_a_split_into_ten_million_shares_is_built_without_computing_them():
+    ctx = context(dp.loss_of(epsilon=1.0), split_evenly_over=10 ** 7)
+    shares = ctx.shares
+    assert len(shares) == 10 ** 7
+    first = down(Fraction(1, 10 ** 7))
+    assert shares[0] == shares[10 ** 6] == shares[-2] == first
+    assert shares[-1] == down(1 - (10 ** 7 - 1) * Fraction(first))
+    assert ctx.query().budget == shares[0]
+
+
+def test_threads_on_an_unevenly_split_context_use_every_share():
+    weights = list(range(1, 65))
+    ctx = context(dp.loss_of(epsilon=1.0), split_by_weights=weights)
+    errors, start = [], threading.Barrier(16)
+
+    def analyst():
+        start.wait()
+        for _ in range(4):
+            try:
+                ctx.query().count().release()
+            except Exception as exc:   # noqa: BLE001 - collected and reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=analyst) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sum(map(Fraction, ctx.shares)) <= Fraction(ctx.spent) and ctx.remaining < 1e-15   # all 64 taken
+    with pytest.raises(dp.BudgetExceeded):
+        ctx.query()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 10, 49])
 def test_even_shares_spend_the_total_and_never_more(n):
     ctx = context(dp.loss_of(epsilon=1.0), split_evenly_over=n)
-    shares = ctx._shares
+    shares = ctx.shares
     assert len(shares) == n
     assert sum(map(Fraction, shares)) <= 1
     # each share is the float below total/n (rounded down); the last takes what the others leave
@@ -70,8 +146,8 @@ def test_even_shares_spend_the_total_and_never_more(n):
 
 def test_weighted_shares_for_approximate_dp_stay_within_both_components():
     ctx = context(dp.loss_of(epsilon=1.3, delta=1e-6), split_by_weights=[1, 2, 3.5])
-    eps = [Fraction(s[0]) for s in ctx._shares]
-    delta = [Fraction(s[1]) for s in ctx._shares]
+    eps = [Fraction(s[0]) for s in ctx.shares]
+    delta = [Fraction(s[1]) for s in ctx.shares]
     assert sum(eps) <= Fraction(1.3) and sum(delta) <= Fraction(1e-6)
     assert eps[1] <= 2 * Fraction(1.3) / Fraction(6.5) and eps[0] < eps[1] < eps[2]
 
@@ -207,3 +283,43 @@ def test_an_infinite_cost_is_over_budget():
                 q = ctx.query().then(exact).laplace(scale=0.0)
                 q.release()
         assert ctx.spent in (0.0, (0.0, 0.0))
+
+
+def test_a_querys_bookkeeping_does_not_grow_with_the_queries_before_it():
+    """The same release (same plan, budget and random bytes) makes exactly as many calls after
+    300 queries as after 3: the compositor keeps a running total and the context's checks are
+    O(1).  (Each charge is a whole epsilon, so that the exact sums take the same path; the time
+    is measured in benchmarks/bench_context.py.)"""
+    import gc
+    import sys
+
+    from opendp_duff.samplers import seeded_rng_for_tests
+
+    ctx = context(dp.loss_of(epsilon=1000.0))
+    plan = dp.query().count()
+
+    def calls_of_one_release():
+        calls = [0]
+
+        def count(frame, event, arg):
+            calls[0] += event in ("call", "c_call")
+
+        # The collector runs Python callbacks (hypothesis registers one) whenever it likes: with
+        # it off, the count is the release's own calls.
+        gc.collect()
+        gc.disable()
+        with seeded_rng_for_tests(7):
+            sys.setprofile(count)
+            try:
+                ctx.release(plan, epsilon=1.0)
+            finally:
+                sys.setprofile(None)
+                gc.enable()
+        return calls[0]
+
+    for _ in range(3):
+        ctx.release(plan, epsilon=1.0)
+    early = calls_of_one_release()
+    for _ in range(300):
+        ctx.release(plan, epsilon=1.0)
+    assert calls_of_one_release() == early

@@ -1,8 +1,10 @@
 """The context on pandas and Polars data frames of 20,000 synthetic rows (incomes, regions, ages):
 the analyst's snippet, grouped releases returned as a frame of the input's library with every
-key (one absent from the data too), the grouped median costing what the ungrouped one costs,
-the domain read from the dtypes, four queries spending everything and a fifth refused without
-reading the frame or drawing randomness, and NaN refused with how to impute it.
+key (one absent from the data too) and never without its key column, the grouped median
+costing what the ungrouped one costs and a person's k rows charged through the partition
+distance, the domain read from the dtypes (float columns may hold NaN), four queries spending
+everything and a fifth refused without reading the frame or drawing randomness, and missing
+values refused only in the columns a query reads, before anything is read.
 
 The statistical test is seeded (``rerun_once``); its false-failure rate is below 1e-15 (each
 group's Duff median leaves a window of 200 ranks around the group's median with probability
@@ -47,9 +49,13 @@ def is_library_frame(x, library):
     return isinstance(x, pd.DataFrame if library == "pandas" else pl.DataFrame)
 
 
-def context(df, loss=None, **kwargs):
+DECLARED = dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float),
+                                "age": dp.atom_domain(T=int)})   # the curator says: no missing income
+
+
+def context(df, loss=None, domain=DECLARED, **kwargs):
     return dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
-                                 privacy_loss=loss or dp.loss_of(epsilon=1.0), **kwargs)
+                                 privacy_loss=loss or dp.loss_of(epsilon=1.0), domain=domain, **kwargs)
 
 
 class FailingSource:
@@ -72,15 +78,16 @@ def frame_reads(monkeypatch):
 
 
 def test_the_domain_is_read_from_the_dtypes(library):
-    ctx = context(frame(library))
-    assert ctx.domain == dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float),
+    ctx = context(frame(library), domain=None)
+    assert ctx.domain == dp.dataframe_domain({"region": dp.atom_domain(T=str),
+                                              "income": dp.atom_domain(T=float, nan=True),
                                               "age": dp.atom_domain(T=int)})   # booleans are left out
 
 
 def test_the_analysts_snippet_runs(library, frame_reads):
     df = frame(library)
     ctx = dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
-                                privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=4)
+                                privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=4, domain=DECLARED)
     median = ctx.query().column("income").clamp(BOUNDS).median().release()
     p90 = ctx.query().column("income").clamp(BOUNDS).quantile(0.9).release()
     grouped = ctx.query().group_by("region", keys=REGIONS).column("income").clamp(BOUNDS).median().release()
@@ -123,7 +130,7 @@ def test_grouped_medians_are_a_frame_with_every_key_even_absent_ones(library):
 @pytest.mark.parametrize("contributions", [1, 2])
 def test_the_grouped_median_costs_what_the_median_costs(library, contributions):
     ctx = dp.Context.compositor(data=frame(library), privacy_unit=dp.unit_of(contributions=contributions),
-                                privacy_loss=dp.loss_of(epsilon=1.0))
+                                privacy_loss=dp.loss_of(epsilon=1.0), domain=DECLARED)
     plain = ctx.query(epsilon=0.3).column("income").clamp(BOUNDS).median().resolve()
     grouped = ctx.query(epsilon=0.3).group_by("region", keys=REGIONS).column("income").clamp(BOUNDS).median()
     assert grouped.resolve().map(contributions) <= 0.3
@@ -156,17 +163,57 @@ def test_group_by_is_refused_where_it_does_not_fit(library):
     assert ctx.remaining == 1.0
 
 
-def test_nan_is_refused_with_how_to_declare_and_impute_it(library):
-    data = dict(DATA, income=DATA["income"].copy())
+def test_missing_values_are_refused_only_in_the_columns_a_query_reads(library, frame_reads):
+    data = dict(DATA, income=DATA["income"].copy(), spare=np.ones(N))
     data["income"][17] = np.nan
-    df = frame(library, data)
-    with pytest.raises(dp.NotAMemberValueError, match=r"nan=True.*\.impute\(constant\)") as info:
-        context(df)
-    assert repr(float(data["income"][0])) not in str(info.value)
-    declared = dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float, nan=True)})
-    ctx = context(df, domain=declared)
+    data["spare"][3] = np.nan                     # a column no query reads
+    ctx = context(frame(library, data), domain=None, loss=dp.loss_of(epsilon=2.0))
+    admitted = len(frame_reads)                   # the context admits the frame when it is created
+    with byte_source_for_tests(FailingSource()):
+        with pytest.raises(dp.MakeError, match=r"'income' may hold missing values.*\.impute\(constant\)"):
+            ctx.query(epsilon=1.0).column("income").clamp(BOUNDS).median()
+        with pytest.raises(dp.MakeError, match="missing values"):
+            ctx.release(dp.query().group_by("region", keys=REGIONS).column("income").median(bounds=BOUNDS),
+                        epsilon=1.0)
+    assert len(frame_reads) == admitted and ctx.remaining == 2.0
     release = ctx.query(epsilon=1.0).column("income").impute(0.0).clamp(BOUNDS).median().release()
     assert BOUNDS[0] <= release <= BOUNDS[1]
+    assert 18 <= ctx.query(epsilon=1.0).column("age").median(bounds=(18, 89)).release() <= 89
+
+
+def test_a_column_declared_without_nan_is_checked_when_the_context_is_created(library):
+    data = dict(DATA, income=DATA["income"].copy())
+    data["income"][17] = np.nan
+    with pytest.raises(dp.NotAMemberValueError, match=r"nan=True.*\.impute\(constant\)") as info:
+        context(frame(library, data))
+    assert repr(float(data["income"][0])) not in str(info.value)
+
+
+def test_the_key_column_is_never_lost_to_the_statistics_column(library):
+    df = frame(library, dict(DATA, income_median=DATA["region"]))   # a group column named <col>_median
+    domain = dp.dataframe_domain({"income_median": dp.atom_domain(T=str), "income": dp.atom_domain(T=float)})
+    ctx = context(df, domain=domain)
+    out = (ctx.query(epsilon=1.0).group_by("income_median", keys=REGIONS).column("income").clamp(BOUNDS)
+           .median().release())
+    assert list(out.columns) == ["income_median", "income_median_dp"]
+    assert list(out["income_median"]) == REGIONS
+
+
+@pytest.mark.parametrize("contributions", [1, 3, 7])
+def test_a_persons_rows_are_charged_through_the_partition_distance(library, contributions):
+    """k rows touch at most min(k, groups) groups, each by at most k rows: the grouped map is the
+    parallel composition's at the partition's distance (k, k, k), with 5 groups."""
+    ctx = dp.Context.compositor(data=frame(library), privacy_unit=dp.unit_of(contributions=contributions),
+                                privacy_loss=dp.loss_of(epsilon=100.0), domain=DECLARED)
+    keys = REGIONS + ["C"]
+    grouped = ctx.query().group_by("region", keys=keys).column("income").clamp(BOUNDS).median(scale=4.0).resolve()
+    parts = (DECLARED, dp.symmetric_distance()) >> dp.t.then_partition_by("region", keys=keys)
+    part = ((parts.output_domain.part_domain, dp.symmetric_distance()) >> dp.t.then_select_column("income")
+            >> dp.t.then_clamp(BOUNDS) >> dp.m.then_duff_median(scale=4.0))
+    expected = dp.c.make_parallel_composition(parts.output_domain, parts.output_metric, part)
+    assert parts.map(contributions) == (contributions,) * 3
+    assert grouped.map(contributions) == expected.map(parts.map(contributions))
+    assert grouped.map(contributions) <= min(contributions, len(keys)) * part.map(contributions)
 
 
 def test_an_explicit_domain_must_be_a_frame_domain(library):

@@ -1,7 +1,8 @@
 """The query builder on 1-D data: scales searched so that the map meets the budget exactly
 (compared in exact rationals), the three quantiles that share epsilon = 1 and never exceed it,
 ``.x(...)`` reaching any then_x, refusals before the data is read (bounds, steps, schemas, NaN),
-and the Duff median of a context landing near the true median.
+integer data reaching the float statistics through an exact cast, and the Duff median of a
+context landing near the true median.
 
 The one statistical test is seeded (``rerun_once``); its false-failure rate is below 1e-15
 (the Duff median leaves a window of 400 ranks around the median with probability below
@@ -132,11 +133,27 @@ def test_the_domain_comes_from_the_dtype_never_from_values():
         context(data=INCOMES, domain=dp.atom_domain(T=float))
 
 
-def test_an_integer_column_counts_but_the_duff_median_wants_floats():
-    ctx = context(data=np.arange(1000))
+def test_an_integer_column_reaches_the_float_statistics_through_an_exact_cast():
+    ctx = context(data=np.arange(1000), loss=dp.loss_of(epsilon=10.0))
     assert np.isfinite(ctx.query(epsilon=0.5).count().release())
-    with pytest.raises(dp.MakeError, match="float"):
-        ctx.query(epsilon=0.5).clamp((0, 999)).median()
+    median = ctx.query(epsilon=1.0).clamp((0, 999)).median()
+    steps = median.resolve()
+    assert meets_exactly(steps.map(1), 1.0) and 0.0 <= median.release() <= 999.0
+    assert 0.0 <= ctx.query(epsilon=1.0).median(bounds=(0, 999)).release() <= 999.0
+    assert 0.0 <= ctx.query(epsilon=1.0).quantile(0.9, bounds=(0.0, 999.0)).release() <= 999.0   # integral floats
+    assert 0.0 <= ctx.query(epsilon=1.0).mean(bounds=(0, 999)).release() <= 999.0
+    with pytest.raises(dp.MakeTypeError, match="integer"):   # an integer column is clamped to integers
+        ctx.query(epsilon=1.0).median(bounds=(0.5, 999.5))
+    with pytest.raises(dp.MakeError, match="2\\^53"):       # beyond 2^53 not every integer is a float
+        ctx.query(epsilon=1.0).median(bounds=(0, 2 ** 60))
+    assert ctx.remaining == pytest.approx(5.5)
+
+
+def test_data_of_an_unsupported_kind_is_refused_before_anything_is_read():
+    with pytest.raises(dp.MakeTypeError, match="not supported"):
+        context(data={"income": [1.0]})
+    with pytest.raises(dp.MakeTypeError, match="not supported"):
+        context(data=np.zeros((3, 2)))
 
 
 def test_data_with_nan_is_refused_with_how_to_declare_and_impute_it():

@@ -732,7 +732,8 @@ def test_matrix_covers_every_public_constructor():
     """Every make_* of dp.t / dp.m / dp.c appears in a case (or is parameter-free)."""
     names = {c[0] for c in CASES}
     covered = {n.split(".")[0].split("[")[0].split("(")[0] for n in names}
-    parameter_free = {"make_count", "make_sort", "make_sum", "make_symmetric_to_change_one",
+    parameter_free = {"make_count", "make_sort", "make_sum", "make_symmetric_to_change_one", "make_identity",
+                      "make_int_to_float",
                       "make_change_one_to_symmetric", "make_composition", "make_pureDP_to_zCDP",
                       "make_select_column", "make_select_columns", "make_parallel_composition",
                       "make_pureDP_to_approxDP", "make_count_by_key",

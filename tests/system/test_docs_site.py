@@ -216,9 +216,11 @@ def test_the_api_index_lists_its_pages_once(site):
 def _public_names() -> dict[str, list[str]]:
     top = [n for n in dp.__all__ if not isinstance(getattr(dp, n), type(dp))]   # modules have pages
     context_own = [n for n in dp.context.__all__ if n not in dp.__all__]           # the rest is at the top
+    plans_own = [n for n in dp.plans.__all__ if n not in dp.__all__]
     return {"opendp_duff": top, "opendp_duff.t": dp.t.__all__, "opendp_duff.m": dp.m.__all__,
             "opendp_duff.c": dp.c.__all__, "opendp_duff.smooth": dp.smooth.__all__,
-            "opendp_duff.laws": laws.__all__, "opendp_duff.context": context_own}
+            "opendp_duff.laws": laws.__all__, "opendp_duff.context": context_own,
+            "opendp_duff.plans": plans_own}
 
 
 def test_api_reference_documents_every_public_name(site):

@@ -113,6 +113,8 @@ TABLE = {
     "make_clamp": (lambda: RAW >> dp.t.then_clamp((0.0, 10.0)), MEMBER),
     "make_impute_constant": (lambda: RAW_NAN >> dp.t.then_impute_constant(0.0), [1.0, math.nan]),
     "make_sort": (lambda: RAW >> dp.t.then_sort(), MEMBER),
+    "make_identity": (lambda: dp.t.make_identity(*RAW), MEMBER),
+    "make_int_to_float": (lambda: RAW_INT >> dp.t.then_clamp((0, 9)) >> dp.t.then_int_to_float(), [1, 2, 7]),
     "make_count": (lambda: RAW >> dp.t.then_count(), MEMBER),
     "make_sum": (lambda: sized() >> dp.t.then_clamp((0.0, 10.0)) >> dp.t.then_sum(), MEMBER),
     "make_count_by_candidates": (lambda: RAW >> dp.t.then_count_by_candidates([1.0, 2.5]), MEMBER),

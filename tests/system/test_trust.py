@@ -97,11 +97,11 @@ def test_grouped_post_processing_that_raises_is_charged_too():
     frame = pd.DataFrame({"g": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]})
     ctx = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
                                 privacy_loss=dp.loss_of(epsilon=1.0))
-    grouped = ctx.query(epsilon=0.5).group_by("g", keys=["a", "b"]).column("x").count()
-    measurement = grouped.resolve() >> leak
+    grouped = ctx.resolve(dp.query().group_by("g", keys=["a", "b"]).column("g").count(), epsilon=0.5)
+    measurement = grouped >> leak                    # the library's measurement, post-processed
     with seeded_rng_for_tests(2):
         with pytest.raises(Leak):
-            ctx._run(measurement, 0.5)
+            ctx.query(epsilon=0.5).then(dp.PartialConstructor(lambda d, m: measurement)).release()
     assert ctx.spent == 0.5
 
 
@@ -311,7 +311,8 @@ def test_every_library_mechanism_of_the_context_is_certified():
     frame = pd.DataFrame({"g": ["a", "b", "a"] * 10, "x": np.linspace(0.0, 10.0, 30)})
     unit = dp.unit_of(contributions=1)
     for loss in (dp.loss_of(epsilon=1.0), dp.loss_of(rho=0.5), dp.loss_of(epsilon=1.0, delta=1e-6)):
-        ctx = dp.Context.compositor(data=frame, privacy_unit=unit, privacy_loss=loss, split_evenly_over=8)
+        ctx = dp.Context.compositor(data=frame, privacy_unit=unit, privacy_loss=loss, split_evenly_over=8,
+                                    domain=FRAME)
         queries = [ctx.query().column("x").clamp((0.0, 10.0)).median(),
                    ctx.query().column("x").clamp((0.0, 10.0)).quantile(0.25),
                    ctx.query().column("x").clamp((0.0, 10.0)).mean(),

@@ -81,10 +81,12 @@ def spark_type_kind(data_type: object) -> type | None:
     return None
 
 
+# [proof:key_type]
 def key_type(T: type) -> Any:
     """The Spark type in which a column of element type T is compared with public values."""
     t = types()
     return {float: t.DoubleType(), int: t.LongType(), str: t.StringType()}[T]
+# [end:key_type]
 
 
 LOCAL_CELLS = 20_000   # values of a table built as a local relation; a larger one goes through an RDD

@@ -61,12 +61,14 @@ def driver_pairs_bound(n: int, scale: float, alpha: Fraction = Fraction(1, 2)) -
 # [end:driver_pairs_bound]
 
 
+# [proof:SparkDataChanged]
 class SparkDataChanged(RuntimeError):
     """Two passes of one release saw different rows: the DataFrame is not deterministic."""
 
     def __init__(self) -> None:
         super().__init__("the DataFrame gave different rows to two passes of one release; "
                          "make it deterministic (cache or checkpoint it) before releasing")
+# [end:SparkDataChanged]
 
 
 class KeyRanks:
@@ -78,10 +80,12 @@ class KeyRanks:
         self.n = n
         self._ranks, self._window, self._compute = ranks, window, compute
 
+    # [proof:KeyRanks.window]
     def window(self, first: int, last: int) -> RankWindow:
         if (first, last) == self._ranks and self._window is not None:
             return self._window
         return self._compute(first, last)
+    # [end:KeyRanks.window]
 
 
 # [proof:spark_rank_sources]

@@ -38,7 +38,10 @@ def frames(spark):
 
 def _contexts(frames):
     unit, loss = dp.unit_of(contributions=1), dp.loss_of(epsilon=10.0)
-    return [dp.Context.compositor(data=df, privacy_unit=unit, privacy_loss=loss) for df in frames]
+    columns = {"g": dp.atom_domain(T=str), "x": dp.atom_domain(T=float)}   # declared without NaN
+    return [dp.Context.compositor(data=df, privacy_unit=unit, privacy_loss=loss,
+                                  domain=dp.dataframe_domain(columns, engine=engine))
+            for df, engine in zip(frames, ("spark", None), strict=True)]
 
 
 QUERIES = {
@@ -87,7 +90,7 @@ def test_grouped_release_reads_at_most_the_window_per_key(frames):
 def _sized_contexts(frames, **domain_options):
     spark_df, pandas_df = frames
     n = len(pandas_df)
-    unit, loss = dp.unit_of(contributions=2), dp.loss_of(epsilon=10.0)
+    unit, loss = dp.unit_of(changes=1), dp.loss_of(epsilon=10.0)     # the size is public
     columns = {"g": dp.atom_domain(T=str), "x": dp.atom_domain(T=float, **domain_options)}
     return [dp.Context.compositor(data=df, privacy_unit=unit, privacy_loss=loss,
                                   domain=dp.dataframe_domain(columns, size=n, engine=engine))
@@ -151,10 +154,14 @@ def test_importing_pyspark_through_the_engine_emits_no_pandas_notice(spark, monk
     assert not [w for w in caught if "fully support pandas" in str(w.message)]
 
 
-def test_a_spark_frame_with_nan_is_refused_by_the_context_without_quoting_it(spark):
+def test_a_spark_frame_with_nan_in_a_column_declared_without_is_refused_without_quoting_it(spark):
     secret = 31415.9265358979
     df = spark.createDataFrame([(secret,), (float("nan"),)], "x double")
+    unit, loss = dp.unit_of(contributions=1), dp.loss_of(epsilon=1.0)
+    inferred = dp.Context.compositor(data=df, privacy_unit=unit, privacy_loss=loss).domain
+    assert inferred == dp.dataframe_domain({"x": dp.atom_domain(T=float, nan=True)}, engine="spark")
     with pytest.raises(ValueError) as caught:
-        dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1), privacy_loss=dp.loss_of(epsilon=1.0))
+        dp.Context.compositor(data=df, privacy_unit=unit, privacy_loss=loss,
+                              domain=dp.dataframe_domain({"x": dp.atom_domain(T=float)}, engine="spark"))
     text = " ".join([str(caught.value), repr(caught.value), *map(str, caught.value.args)])
     assert "NaN" in text and "31415" not in text

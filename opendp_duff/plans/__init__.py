@@ -1,0 +1,21 @@
+"""Data-free query plans and the planner that compiles them to measurements.
+
+* :class:`Query` -- ``dp.query().column("income").clamp((0.0, 5e5)).median()``: a frozen value,
+  printable, comparable and written as JSON; :func:`query` starts one.
+* :mod:`._steps` -- the kinds of steps; :mod:`._vocabulary` -- the one table of names a plan
+  understands.
+* :class:`Target` -- what a planner may know of the data (domain, privacy unit, measure), and
+  :func:`compile_plan`, which turns a plan into a :class:`Compiled` whose
+  ``measurement(budget)`` is the one measurement to run.
+
+A context (:mod:`opendp_duff.context`) owns the budget and runs plans; this package knows no
+data and no context.
+"""
+from ._casts import measure_name
+from ._compiled import Compiled, Family, Target
+from ._planner import Planner, check_target, compile_plan
+from ._query import Query, query
+from ._steps import Clamp, Column, GroupBy, Impute, Statistic, Step, Then, Transform
+
+__all__ = ["Query", "query", "Target", "Compiled", "Family", "Planner", "compile_plan", "check_target",
+           "measure_name", "Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then"]

@@ -1,0 +1,56 @@
+"""Measure casts: a measurement restated in the context's measure, when that is sound."""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple, Union
+
+from .. import combinators as comb
+from ..core import Measurement
+from ..errors import MakeError
+from ..measures import ApproximateDivergence, MaxDivergence, SmoothedMaxDivergence, ZeroConcentratedDivergence
+
+__all__ = ["Budget", "cast", "castable", "measure_name", "epsilon_part"]
+
+Budget = Union[float, Tuple[float, float]]
+
+
+def measure_name(measure: Any) -> str:
+    """How a user names the budget of ``measure`` (for messages)."""
+    if isinstance(measure, ApproximateDivergence):
+        return "(epsilon, delta)"
+    return "rho" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon"
+
+
+def epsilon_part(d: Any) -> float:
+    """The first component of a privacy loss (epsilon or rho); inf for anything else."""
+    x = d[0] if isinstance(d, tuple) else d
+    return float(x) if isinstance(x, (int, float)) and x == x else float("inf")
+
+
+def castable(have: type, want: type) -> bool:
+    """Whether :func:`cast` restates a measure of class ``have`` in one of class ``want``."""
+    return have is want or have is MaxDivergence or (
+        have in (ZeroConcentratedDivergence, SmoothedMaxDivergence) and want is ApproximateDivergence)
+
+
+def cast(measurement: Measurement, measure: Any, budget: Optional[Budget]) -> Measurement:
+    """``measurement`` restated in ``measure``: pure DP -> zCDP ([BS16] Prop. 1.4), pure DP ->
+    (epsilon, 0), zCDP -> (epsilon(delta), delta) at the budget's delta.  Other directions are
+    refused: no mechanism is weakened into a stronger measure."""
+    have = measurement.output_measure
+    if type(have) is type(measure):
+        return measurement
+    if isinstance(have, MaxDivergence) and isinstance(measure, ZeroConcentratedDivergence):
+        return comb.make_pureDP_to_zCDP(measurement)
+    if isinstance(have, MaxDivergence) and isinstance(measure, ApproximateDivergence):
+        return comb.make_pureDP_to_approxDP(measurement)
+    if castable(type(have), type(measure)):   # zCDP or a privacy profile, to (epsilon, delta)
+        delta = budget[1] if isinstance(budget, tuple) else 0.0
+        if not delta > 0:
+            raise MakeError("a zCDP mechanism in an (epsilon, delta) context needs a delta > 0: "
+                            "give the query a budget with delta")
+        zcdp = isinstance(have, ZeroConcentratedDivergence)
+        profile = comb.make_zCDP_to_approxDP(measurement) if zcdp else measurement
+        return comb.make_fix_delta(profile, delta)
+    raise MakeError(f"an {measure_name(have)} mechanism cannot run in a context that measures privacy in "
+                    f"{measure_name(measure)}: choose a mechanism with a {measure_name(measure)} guarantee "
+                    "or a stronger one (pure DP converts to zCDP and to (epsilon, delta))")

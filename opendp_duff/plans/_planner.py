@@ -1,0 +1,170 @@
+"""The planner: a visitor over a plan's steps that builds its measurement from public
+constructors, for one target (the data's domain, the privacy unit and the measure).
+
+Every plan starts from ``make_identity`` on the target's space.  A privacy unit of changed rows
+(``change_one_distance``, data of public size) is restated at once as the symmetric distance
+through ``make_change_one_to_symmetric`` (k changes are 2k rows added or removed), so that
+every later step works under the one dataset metric the statistics are proven for, and a
+statistic is charged what a person's k changed rows can do.  Each public constructor picks
+its engine's implementation from its input domain (which names the engine), so the planner
+never asks which engine it is.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from .. import transformations as trans
+from ..core import Measurement, Transformation
+from ..errors import MakeError, MakeTypeError
+from ..metrics import ChangeOneDistance
+from ._compiled import Compiled, Family, Grouping, State, Target
+from ._steps import Clamp, Column, GroupBy, Impute, Statistic, Step, Then, Transform
+from ._vocabulary import entry_for
+
+__all__ = ["Planner", "compile_plan", "check_target"]
+
+
+def check_target(target: Target) -> None:
+    """Refuse a privacy unit that would let a statistic be charged less than one person's rows
+    changing: data of public size needs ``unit_of(changes=k)`` (under the symmetric distance a
+    same-size neighbour is at even distance, so ``contributions=1`` would protect nobody), and
+    the change-one distance needs a public size."""
+    size = getattr(target.domain, "size", None)
+    changes = isinstance(target.metric, ChangeOneDistance)
+    if size is not None and not changes:
+        raise MakeError(f"the data's size is declared public (size={size}): one person's rows then change "
+                        "rather than appear or disappear, so the privacy unit must be dp.unit_of(changes=k)")
+    if size is None and changes:
+        raise MakeError("dp.unit_of(changes=k) protects rows changing in data of a public size: declare the "
+                        "size with domain=... size=n, or use dp.unit_of(contributions=k)")
+
+
+class Planner:
+    """Compiles plans for one :class:`Target` (see the module docstring)."""
+
+    def __init__(self, target: Target) -> None:
+        check_target(target)
+        self.target = target
+
+    def compile(self, steps: tuple[Step, ...]) -> Compiled:
+        """The plan's :class:`Compiled` form (its measurement is calibrated later, per budget)."""
+        state = self.start()
+        for step in steps:
+            if state.family is not None:
+                raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
+            state = step.accept(self, state)
+        return Compiled(self.target, state)
+
+    def start(self) -> State:
+        target = self.target
+        chain = trans.make_identity(target.domain, target.metric)
+        if isinstance(target.metric, ChangeOneDistance):
+            domain: Any = chain.output_domain
+            chain = _transformation(chain >> trans.make_change_one_to_symmetric(domain, chain.output_metric))
+        return State(chain)
+
+    # ---- what statistics ask for ---------------------------------------------------------------
+
+    def apply(self, state: State, make: Callable[..., Any], **kwargs: Any) -> State:
+        """The state's chain followed by ``make(domain, metric, **kwargs)``."""
+        chain = state.chain
+        built = make(chain.output_domain, chain.output_metric, **kwargs)
+        return attrs.evolve(state, chain=_transformation(chain >> built))
+
+    def column_space(self, state: State, what: str, missing_ok: bool = False) -> tuple[Any, Any]:
+        """The (domain, metric) of the column the plan reached; refuses a frame, and a column that
+        may hold missing values unless ``missing_ok``."""
+        domain, metric = state.chain.output_domain, state.chain.output_metric
+        element = getattr(domain, "element_domain", None)
+        if element is None:
+            raise MakeError(f"{what} needs a column: call .column(name) first")
+        if element.nan and not missing_ok:
+            where = "the data" if state.column is None else f"column {state.column!r}"
+            raise MakeError(f"{what}: {where} may hold missing values (its domain admits NaN): add "
+                            ".impute(constant) before this step, or declare it without NaN through domain= "
+                            "when creating the context")
+        return domain, metric
+
+    def numeric(self, state: State, bounds: Any, what: str) -> State:
+        """The column clamped to ``bounds`` if given (else it must be bounded already), and an
+        integer column cast exactly to floats."""
+        domain: Any = self.column_space(state, what)[0]
+        if bounds is not None:
+            state = self.apply(state, trans.make_clamp, bounds=bounds)
+        elif domain.element_domain.bounds is None:
+            raise MakeError(f"{what} needs public bounds: call .clamp((lo, hi)) first, or pass bounds=(lo, hi)")
+        reached: Any = state.chain.output_domain
+        if reached.element_domain.T is int:
+            state = self.apply(state, trans.make_int_to_float)
+        return state
+
+    def sorted(self, state: State) -> State:
+        return state if getattr(state.chain.output_domain, "sorted", False) else self.apply(state, trans.make_sort)
+
+    # ---- the visitor -------------------------------------------------------------------------
+
+    def visit_column(self, step: Column, state: State) -> State:
+        if state.column is not None:
+            raise MakeError(f"column {state.column!r} is already selected")
+        if getattr(state.chain.output_domain, "columns", None) is None:
+            raise MakeError("this data is a single column: build the query without .column()")
+        return attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
+
+    def visit_group_by(self, step: GroupBy, state: State) -> State:
+        if state.grouping is not None or state.column is not None:
+            raise MakeError(".group_by() comes first in a query, before .column()")
+        if len(step.by) != 1:
+            raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
+        if step.keys is None:
+            raise MakeError("group_by() needs the public keys (keys=[...]): discovering keys from the data is "
+                            "not available yet")
+        if getattr(state.chain.output_domain, "columns", None) is None:
+            raise MakeError(".group_by() needs a data frame")
+        outer = self.apply(state, trans.make_partition_by, by=step.by[0], keys=step.keys).chain
+        domain: Any = outer.output_domain
+        metric: Any = outer.output_metric
+        part = trans.make_identity(domain.part_domain, metric.inner)
+        return State(part, Grouping(outer, step.by[0], tuple(domain.keys)))
+
+    def visit_clamp(self, step: Clamp, state: State) -> State:
+        self.column_space(state, ".clamp()")
+        return self.apply(state, trans.make_clamp, bounds=step.bounds)
+
+    def visit_impute(self, step: Impute, state: State) -> State:
+        self.column_space(state, ".impute()", missing_ok=True)
+        return self.apply(state, trans.make_impute_constant, constant=step.constant)
+
+    def visit_transform(self, step: Transform, state: State) -> State:
+        if f"make_{step.name}" not in trans.__all__:
+            raise MakeError(f"no transformation named {step.name!r} in dp.t")
+        return self.apply(state, getattr(trans, f"make_{step.name}"), **dict(step.args))
+
+    def visit_statistic(self, step: Statistic, state: State) -> State:
+        entry = entry_for(step.name)
+        args = dict(step.args)
+        unknown = sorted(set(args) - entry.parameters)
+        if unknown:
+            raise MakeTypeError(f"{step.name}() takes no argument {unknown!r}")
+        state, family = entry.build(self, state, args)
+        return attrs.evolve(state, family=family)
+
+    def visit_then(self, step: Then, state: State) -> State:
+        chain = state.chain
+        built = step.partial(chain.output_domain, chain.output_metric)
+        if isinstance(built, Measurement):
+            label = step.partial.name.split("(")[0].replace("then_", "")
+            return attrs.evolve(state, family=Family(lambda p, b: built, label, None))
+        return attrs.evolve(state, chain=_transformation(chain >> built))
+
+
+def compile_plan(steps: tuple[Step, ...], target: Target) -> Compiled:
+    """``Planner(target).compile(steps)``."""
+    return Planner(target).compile(steps)
+
+
+def _transformation(built: Any) -> Transformation:
+    if not isinstance(built, Transformation):
+        raise MakeTypeError(f"expected a transformation here, not {type(built).__name__}")
+    return built

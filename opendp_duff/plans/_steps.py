@@ -1,0 +1,218 @@
+"""The steps of a plan: frozen values that know no data and no context.
+
+Each step is one call of the plan builder, holds only public values (:mod:`._values`), prints
+as that call, and has a JSON form tagged by its ``kind``.  A planner visits the steps in order
+through :meth:`Step.accept`, which calls the visitor's method for its class, so a new kind of step is a
+new class here and one method in each planner.
+
+* :class:`Column` selects a column of a data frame; :class:`GroupBy` splits the rows by public
+  keys; :class:`Clamp`, :class:`Impute` and :class:`Transform` (any ``dp.t.make_<name>``) are
+  transformations; :class:`Statistic` ends the plan in a measurement of the vocabulary
+  (:mod:`._vocabulary`); :class:`Then` appends a partial constructor built by hand (it has no
+  JSON form).
+* The steps the plan language is designed to take next fit the same mould: a row filter or a
+  derived column is a frame-level step holding an expression's text; ``group_by`` over several
+  columns or with discovered keys is :class:`GroupBy` with a longer ``by`` or ``keys=None``;
+  several statistics in one query is a step holding named :class:`Statistic` values and their
+  shares of the budget.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional, Protocol
+
+import attrs
+
+from ..core import PartialConstructor
+from ..errors import MakeError, MakeTypeError
+from ._values import decode, encode, normalise
+
+__all__ = ["Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then", "STEP_KINDS"]
+
+Arguments = tuple[tuple[str, Any], ...]
+
+
+class Visitor(Protocol):
+    """What a planner implements: one method per kind of step."""
+
+    def visit_column(self, step: Column, state: Any) -> Any: ...
+    def visit_group_by(self, step: GroupBy, state: Any) -> Any: ...
+    def visit_clamp(self, step: Clamp, state: Any) -> Any: ...
+    def visit_impute(self, step: Impute, state: Any) -> Any: ...
+    def visit_transform(self, step: Transform, state: Any) -> Any: ...
+    def visit_statistic(self, step: Statistic, state: Any) -> Any: ...
+    def visit_then(self, step: Then, state: Any) -> Any: ...
+
+
+class Step:
+    """One step of a plan (an abstract base)."""
+
+    kind: ClassVar[str] = "step"
+    ends: ClassVar[bool] = False   # whether the step ends the plan in a measurement
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        raise NotImplementedError
+
+    def to_json_data(self) -> dict[str, Any]:
+        fields = {a.name: getattr(self, a.name) for a in attrs.fields(type(self))}  # type: ignore[arg-type]
+        return {"step": self.kind, **{k: {n: encode(x) for n, x in v} if k == "args" else encode(v)
+                                      for k, v in fields.items()}}
+
+    @classmethod
+    def from_json_data(cls, data: dict[str, Any]) -> Step:
+        names = {a.name for a in attrs.fields(cls)}   # type: ignore[arg-type]
+        if set(data) != names:
+            raise MakeError(f"a {cls.kind!r} step has the fields {sorted(names)!r}, not {sorted(data)!r}")
+        values = {}
+        for name, value in data.items():
+            if name == "args":       # keyword arguments: an object of public values
+                if not isinstance(value, dict):
+                    raise MakeError(f"the args of a {cls.kind!r} step are an object of named values")
+                values[name] = tuple(sorted((str(k), decode(x)) for k, x in value.items()))
+            else:
+                values[name] = decode(value)
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise MakeError(f"a {cls.kind!r} step in the JSON plan is malformed: {exc}") from None
+
+
+def arguments(kwargs: dict[str, Any], name: str) -> Arguments:
+    """Keyword arguments as a plan holds them: sorted by name, None values left out."""
+    return tuple(sorted((k, normalise(v, f"{name}: {k}")) for k, v in kwargs.items() if v is not None))
+
+
+def _arguments_field(value: Any) -> Arguments:
+    return tuple((str(k), v) for k, v in value)
+
+
+def call_text(name: str, args: Arguments) -> str:
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in args)})"
+
+
+@attrs.frozen
+class Column(Step):
+    """Select the column ``name`` of a data frame."""
+
+    kind: ClassVar[str] = "column"
+    name: str = attrs.field(validator=attrs.validators.instance_of(str))
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_column(self, state)
+
+    def __str__(self) -> str:
+        return f"column({self.name!r})"
+
+
+def _by(value: Any) -> tuple[str, ...]:
+    by = (value,) if isinstance(value, str) else normalise(value, "by")
+    if not by or not all(isinstance(b, str) for b in by):
+        raise MakeTypeError(f"by ({value!r}) must be a column name or a non-empty sequence of names")
+    return tuple(by)
+
+
+def _keys(value: Any) -> Optional[tuple[Any, ...]]:
+    return None if value is None else tuple(normalise(value, "keys"))
+
+
+@attrs.frozen
+class GroupBy(Step):
+    """Split the rows by the columns ``by``, one group per public key (``keys``)."""
+
+    kind: ClassVar[str] = "group_by"
+    by: tuple[str, ...] = attrs.field(converter=_by)
+    keys: Optional[tuple[Any, ...]] = attrs.field(converter=_keys)
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_group_by(self, state)
+
+    def __str__(self) -> str:
+        by = self.by[0] if len(self.by) == 1 else self.by
+        return f"group_by({by!r}, keys={self.keys!r})"
+
+
+@attrs.frozen
+class Clamp(Step):
+    """Clamp every value of the column into ``bounds = (lo, hi)``."""
+
+    kind: ClassVar[str] = "clamp"
+    bounds: tuple[Any, ...] = attrs.field(converter=lambda b: normalise(b, "bounds"))
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_clamp(self, state)
+
+    def __str__(self) -> str:
+        return f"clamp(bounds={self.bounds!r})"
+
+
+@attrs.frozen
+class Impute(Step):
+    """Replace a missing value (NaN) by ``constant``."""
+
+    kind: ClassVar[str] = "impute"
+    constant: Any = attrs.field(converter=lambda c: normalise(c, "constant"))
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_impute(self, state)
+
+    def __str__(self) -> str:
+        return f"impute({self.constant!r})"
+
+
+@attrs.frozen
+class Transform(Step):
+    """The transformation ``dp.t.make_<name>(domain, metric, **args)``."""
+
+    kind: ClassVar[str] = "transform"
+    name: str = attrs.field(validator=attrs.validators.instance_of(str))
+    args: Arguments = attrs.field(converter=_arguments_field)
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_transform(self, state)
+
+    def __str__(self) -> str:
+        return call_text(self.name, self.args)
+
+
+@attrs.frozen
+class Statistic(Step):
+    """A statistic of the vocabulary (:mod:`._vocabulary`), by its canonical name, with the
+    arguments given (a free parameter left out is calibrated to the budget)."""
+
+    kind: ClassVar[str] = "statistic"
+    ends: ClassVar[bool] = True
+    name: str = attrs.field(validator=attrs.validators.instance_of(str))
+    args: Arguments = attrs.field(converter=_arguments_field)
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_statistic(self, state)
+
+    def __str__(self) -> str:
+        return call_text(self.name, self.args)
+
+
+@attrs.frozen(eq=False)
+class Then(Step):
+    """A partial constructor built by hand (``query.then(dp.t.then_x(...))``): compared by
+    identity, and without a JSON form (use the named steps for a plan that travels)."""
+
+    kind: ClassVar[str] = "then"
+    partial: PartialConstructor = attrs.field(validator=attrs.validators.instance_of(PartialConstructor))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Then) and other.partial is self.partial
+
+    def __hash__(self) -> int:
+        return id(self.partial)
+
+    def to_json_data(self) -> dict[str, Any]:
+        raise MakeError(f"the step then({self.partial.name}) is a partial constructor built by hand, which "
+                        "has no JSON form: write it as a named step (query.<name>(...)) to serialise the plan")
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_then(self, state)
+
+    def __str__(self) -> str:
+        return f"then({self.partial.name})"
+
+
+STEP_KINDS: dict[str, type[Step]] = {cls.kind: cls for cls in (Column, GroupBy, Clamp, Impute, Transform, Statistic)}

@@ -1,0 +1,69 @@
+"""make_int_to_float: integer records as the floats of the same value, exactly."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._constants import EXACT_INT_BOUND
+from ..core import Transformation, then
+from ..domains import AtomDomain, VectorDomain
+from ..errors import MakeError
+from ..metrics import Metric
+from ..engines import as_array
+from ._common import dataset_space
+
+__all__ = ["make_int_to_float", "then_int_to_float"]
+
+
+def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
+    """Replace each integer record k by the float of the same value, exactly.
+
+    Every integer k with |k| <= 2^53 is a float64, so the cast changes no value; beyond 2^53
+    some integers are not, and the cast would round them, so the input must be bounded inside
+    [-2^53, 2^53] first (``make_clamp`` with integer bounds).  This is how an integer column
+    reaches the float statistics (the Duff median, quantiles and mean, the sum, the smooth
+    mechanisms).
+
+    Contract:
+        * Input domain: ``vector_domain(atom_domain(T=int, bounds=(lo, hi)))`` with
+          -2^53 <= lo <= hi <= 2^53; any ``size``, sorted or not.
+        * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
+        * Output domain: ``vector_domain(atom_domain(T=float, bounds=(lo, hi)))`` with the same
+          size and sortedness (the cast is increasing).
+        * Output metric: the input metric.
+
+    Args:
+        input_domain: the domain of the data (see the contract).
+        input_metric: the dataset metric (see the contract).
+
+    Stability map:
+        ``map(d_in) = d_in``: a record-wise map sends neighbours to neighbours under both
+        dataset metrics; exact (no arithmetic), and ``map(0) = 0``.
+
+    Proof: ``proofs/transformations/cast/make_int_to_float.tex``.
+
+    References: none needed (a record-wise map; why it is exact is in the proof).
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> space = dp.vector_domain(dp.atom_domain(T=int)), dp.symmetric_distance()
+        >>> t = space >> dp.t.then_clamp(bounds=(0, 100)) >> dp.t.then_int_to_float()
+        >>> t([3, 250, -7]).tolist(), t.output_domain.element_domain.bounds, t.map(1)
+        ([3.0, 100.0, 0.0], (0.0, 100.0), 1)
+    """
+    # [proof:make_int_to_float]
+    elem = dataset_space(input_domain, input_metric, T=int, need_bounds=True)
+    assert elem.bounds is not None                 # by dataset_space
+    lo, hi = elem.bounds
+    if not -EXACT_INT_BOUND <= lo <= hi <= EXACT_INT_BOUND:
+        raise MakeError(f"input_domain ({input_domain!r}): the bounds must lie within [-2^53, 2^53], where "
+                        "every integer is exactly a float: clamp to such integer bounds first")
+    out = input_domain.with_(element_domain=AtomDomain(float, (float(lo), float(hi)), False))
+
+    def function(x):
+        return as_array(x, int).astype(np.float64)   # each record k, |k| <= 2^53: exactly float(k)
+
+    return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
+    # [end:make_int_to_float]
+
+
+then_int_to_float = then(make_int_to_float)
