@@ -148,8 +148,8 @@ class _QuantileSampler:
         # [proof:quantile_race_inputs]
         self.near_left, self.near_right = left, right
         numers, self.denom = self._numer(all_levels)           # element by element
-        self.near_numer = numers[:j1 - j0]
-        ups = dict(zip(lives, numers[j1 - j0:].tolist(), strict=True))     # the numerator of each block's live gap
+        self.near_numer = numers[:idx.size]
+        ups = dict(zip(lives.tolist(), numers[idx.size:].tolist(), strict=True))  # each far block's live gap
         self._tails = tails
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.blocks: list[LazyGroup] = []
