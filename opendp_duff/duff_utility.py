@@ -42,6 +42,7 @@ integer arithmetic.
 from __future__ import annotations
 
 import collections
+import math
 import numbers
 from collections.abc import Sequence
 from fractions import Fraction
@@ -57,7 +58,8 @@ from .errors import MakeError
 from .laws import DiscreteLaw, log_widths, step_function_law
 
 __all__ = ["duff_utility", "duff_mode_utility", "StepFunction", "quantile_rational", "quantile_costs",
-           "quantile_gap_levels", "quantile_best_gap", "quantile_step_function"]
+           "quantile_gap_levels", "quantile_best_gap", "quantile_step_function", "quantile_window",
+           "sampler_ranks", "WINDOW_TAIL"]
 
 
 # --------------------------------------------------------------------------- step function
@@ -365,3 +367,39 @@ def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = No
         return quantile_step_function(y, (lo, hi), Fraction(1, 2))
     return quantile_step_function(y, (lo, hi), v.alpha("alpha", alpha))
 # [end:duff_utility]
+
+
+WINDOW_TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
+
+
+# [proof:quantile_window_size]
+def quantile_window(n: int, scale: float) -> int:
+    """Half-width k of the Duff quantile sampler's explicit window of gaps around the best one.
+
+    A gap i places from the best has level <= -i (each edit moves the statistic's
+    rank by at most one), so with k >= scale (log(n + 2) + WINDOW_TAIL) + 2 the far blocks
+    weigh at most e^-WINDOW_TAIL / (n + 2) of (b - a): they are rarely opened.  The choice
+    affects only the cost, never the law."""
+    if scale == 0:
+        return min(n + 1, 2)
+    if math.isinf(scale) or scale > n + 2:
+        return n + 1
+    return int(min(n + 1, max(1, math.ceil(scale * (math.log(n + 2) + WINDOW_TAIL)) + 2)))
+# [end:quantile_window_size]
+
+
+# [proof:sampler_ranks]
+def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
+    """The ranks (first, last) the sampler asks its source for, None for n = 0: what an engine
+    may compute ahead, in passes shared with other statistics.
+
+    The same arithmetic as ``_QuantileSampler.__init__`` (best gap r, half-width ``_window``);
+    were the two ever to differ, the engine would compute the asked window by another pass, so
+    this prediction changes the cost, never the window."""
+    if n == 0:
+        return None
+    P, Q = quantile_rational(alpha, n)
+    r = quantile_best_gap(n, P, Q)
+    k = quantile_window(n, scale)
+    return max(r - k, 1), min(r + k + 1, n)
+# [end:sampler_ranks]

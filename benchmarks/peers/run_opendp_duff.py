@@ -31,7 +31,7 @@ def as_dict(frame):
 def spark_counts(jobs, i):
     """(Spark jobs, collects to the driver, tail passes) of release ``i``: the status tracker's
     count, and our Spark engine's own log of what it collected (``opendp_duff.engines.spark.last_collection``)."""
-    from opendp_duff.engines.spark import last_collection
+    from opendp_duff.engines.spark.collection import last_collection
     log = last_collection()
     return jobs.after(i), log.actions, log.tails
 

@@ -168,9 +168,7 @@ def _outside(x: np.ndarray, t: float, lo: float, hi: float, below: bool) -> np.n
 def _tail(count: int, ties: int, end: np.floating, values: Callable[[], np.ndarray]) -> Tail:
     """A tail: ``count`` records, ``ties`` of them equal to the window's end; a tail of copies
     of that end needs no pass."""
-    if ties == count:
-        return Tail(count, ties, lambda: np.full(count, float(end)))
-    return Tail(count, ties, values)
+    return Tail.of_records(count, ties, float(end), values)
 
 
 class SelectedRecords:

@@ -36,9 +36,10 @@ from .. import arithmetic as ar
 from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
-from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function
+from ..duff_utility import (quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function,
+                            quantile_window, sampler_ranks)
 from ..engines import as_array, column_engine
-from ..engines.rank_window import RankSource, SortedRecords
+from ..engines.rank_window import NO_PAIRS, RankSource, SortedRecords, Tail
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
@@ -50,37 +51,20 @@ from ..transformations.clamp import ClampRecords
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
            "duff_quantile_sample", "sampler_ranks"]
 
-_TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
 
 
 # [proof:_Block]
 class _Block(NamedTuple):
-    """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
-    the window (None if none has positive width) and their ends on demand."""
+    """The far gaps of a tail, beyond its near values: their span, their live gap nearest the
+    window (None if none has positive width) and their live gaps on demand (index, left, right)."""
 
-    g0: int
-    g1: int
     span_lo: float
     span_hi: float
     live: int | None
-    ends: Callable[[], np.ndarray]
+    members: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]
 # [end:_Block]
 
 
-# [proof:quantile_window_size]
-def _window(n: int, scale: float) -> int:
-    """Half-width k of the explicit window of gaps around the best one.
-
-    A gap i places from the best has level <= -i (each edit moves the statistic's
-    rank by at most one), so with k >= scale (log(n + 2) + _TAIL) + 2 the far blocks
-    weigh at most e^-_TAIL / (n + 2) of (b - a): they are rarely opened.  The choice
-    affects only the cost, never the law."""
-    if scale == 0:
-        return min(n + 1, 2)
-    if math.isinf(scale) or scale > n + 2:
-        return n + 1
-    return int(min(n + 1, max(1, math.ceil(scale * (math.log(n + 2) + _TAIL)) + 2)))
-# [end:quantile_window_size]
 
 
 # [proof:_QuantileSampler]
@@ -91,7 +75,7 @@ class _QuantileSampler:
     sorted records), level L_j = quantile_gap_levels(j) and width w_j.  (Records have
     Lebesgue measure zero.)
 
-    Stage 1, the window and the levels (``__init__``): the gaps within ``_window`` of the
+    Stage 1, the window and the levels (``__init__``): the gaps within ``quantile_window`` of the
     best gap r are items; they need the records of ranks j0..j1 only, which the
     :class:`~opendp_duff.engines.rank_window.RankSource` hands out as a rank window
     (``data``: a sorted array, or any source of that module).  The gaps left and right of
@@ -120,35 +104,38 @@ class _QuantileSampler:
         n = self.n = src.n
         self.P, self.Q = quantile_rational(alpha, n)
         r = quantile_best_gap(n, self.P, self.Q)
-        k = _window(n, scale)
+        k = quantile_window(n, scale)
         j0, j1 = max(0, r - k), min(n + 1, r + k + 1)       # items: gaps j0..j1-1
         win = src.window(max(j0, 1), min(j1, n)) if n else None
         vals = win.values if win is not None else np.empty(0)
         e = np.concatenate([[lo] if j0 == 0 else [], vals, [hi] if j1 == n + 1 else []])
         left, right = e[:-1], e[1:]                           # e_j0..e_j1: the ends of the items
         tails: list[_Block] = []
-        if win is not None and j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]; records 1..j0-1 < e_j0 unless tied
-            v = float(vals[0])
-            t = int(lo < v) + j0 - 1 - win.left.ties         # #{0 <= i <= n : e_i < e_j0}
-            tails.append(_Block(0, j0, lo, v, t - 1 if t >= 1 else None, _ends(lo, win.left.values, v)))
-        if win is not None and j1 <= n:  # gaps j1..n span [e_j1, hi]; e_s = e_j1 for s = j1..j1+ties
-            v = float(vals[-1])
-            s = j1 + win.right.ties
-            tails.append(_Block(j1, n + 1, v, hi, s if s < n or hi > v else None, _ends(v, win.right.values, hi)))
-        # the levels of the items, then of each block's live gap nearest the window (one evaluation)
-        lives = [b.live for b in tails if b.live is not None]
-        gaps = np.concatenate([np.arange(j0, j1, dtype=np.int64), np.array(lives, dtype=np.int64)])
-        all_levels = quantile_gap_levels(gaps, n, self.P, self.Q).astype(np.float64)
-        levels, live_levels = all_levels[:j1 - j0], all_levels[j1 - j0:]
-        window_live = levels[right > left]
-        tops = live_levels.tolist() + ([float(np.max(window_live))] if window_live.size else [])
+        near: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []   # live gaps of near values
+        if win is not None and j0 > 0:
+            block, gaps = _left_tail(win.left, float(vals[0]), lo)
+            tails.append(block)
+            near.append(gaps)
+        if win is not None and j1 <= n:
+            block, gaps = _right_tail(win.right, float(vals[-1]), hi, j1, n)
+            tails.append(block)
+            near.append(gaps)
+        idx = np.concatenate([np.arange(j0, j1, dtype=np.int64)] + [g[0] for g in near])
+        left = np.concatenate([left] + [g[1] for g in near])
+        right = np.concatenate([right] + [g[2] for g in near])
+        # the levels of the items, then of each far block's live gap nearest the window (one evaluation)
+        lives = np.array([b.live for b in tails if b.live is not None], dtype=np.int64)
+        all_levels = quantile_gap_levels(np.concatenate([idx, lives]), n, self.P, self.Q).astype(np.float64)
+        levels, live_levels = all_levels[:idx.size], all_levels[idx.size:]
+        items_live = levels[right > left]
+        tops = live_levels.tolist() + ([float(np.max(items_live))] if items_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
         # [end:quantile_window]
         # [proof:quantile_race_inputs]
         self.near_left, self.near_right = left, right
         numers, self.denom = self._numer(all_levels)           # element by element
-        self.near_numer = numers[:j1 - j0]
-        ups = dict(zip(lives, numers[j1 - j0:].tolist(), strict=True))     # the numerator of each block's live gap
+        self.near_numer = numers[:idx.size]
+        ups = dict(zip(lives.tolist(), numers[idx.size:].tolist(), strict=True))  # each far block's live gap
         self._tails = tails
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.blocks: list[LazyGroup] = []
@@ -173,12 +160,11 @@ class _QuantileSampler:
         return levels, self.scale
 
     def _members(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(numer, left, right) of every gap of block b (built once, then cached)."""
+        """(numer, left, right) of every live gap of block b (built once, then cached)."""
         if b not in self._cache:
-            block = self._tails[b]
-            e = block.ends()                               # e_g0..e_g1
-            levels = quantile_gap_levels(np.arange(block.g0, block.g1), self.n, self.P, self.Q)
-            self._cache[b] = (self._numer(levels.astype(np.float64))[0], e[:-1], e[1:])
+            idx, left, right = self._tails[b].members()
+            levels = quantile_gap_levels(idx, self.n, self.P, self.Q)
+            self._cache[b] = (self._numer(levels.astype(np.float64))[0], left, right)
         return self._cache[b]
 
     def _members_fn(self, b: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -193,9 +179,53 @@ class _QuantileSampler:
         return exact_uniform_float(left[i], right[i])
 
 
-def _ends(a: float, tail: Callable[[], np.ndarray], b: float) -> Callable[[], np.ndarray]:
-    """The ends of a block's gaps, on demand: a, the tail's sorted records, b."""
-    return lambda: np.concatenate([[a], tail(), [b]])
+_NO_GAPS = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
+
+
+def _gaps(ends: np.ndarray, first: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index, left, right) of the gaps between consecutive distinct ends e_0 < ... < e_m,
+    where gap i (between e_i and e_(i+1)) has index first + counts[0] + ... + counts[i-1]
+    (``counts`` holds the multiplicities of e_1..e_(m-1)); a gap of width zero is left out."""
+    idx = first + np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    keep = ends[1:] > ends[:-1]
+    return idx[keep], ends[:-1][keep], ends[1:][keep]
+
+
+def _left_tail(tail: Tail, v: float, lo: float) -> tuple[_Block, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The far block and the near gaps of the left tail (records of ranks 1..j0-1, window end
+    v = e_j0): R records beyond the near values d_1 < ... < d_p (counts c), then those, then
+    the ties with v.  Gap R + c_1 + ... + c_i lies between d_i and d_(i+1) (d_(p+1) = v); the far
+    block is gaps 0..R, spanning [lo, d_1], whose gap R ends at d_1 > every far record."""
+    d, c = tail.near
+    R = tail.count - tail.ties - int(c.sum())
+    near = _gaps(np.append(d, v), R + int(c[0]), c[1:]) if d.size else _NO_GAPS
+    edge = float(d[0]) if d.size else v
+    live = R if R > 0 or lo < edge else None
+
+    def members() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r, cr = tail.rest() if R > 0 else NO_PAIRS
+        return _gaps(np.concatenate([[lo], r, [edge]]), 0, cr)
+    return _Block(lo, edge, live, members), near
+
+
+def _right_tail(tail: Tail, v: float, hi: float, j1: int, n: int
+                ) -> tuple[_Block, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The far block and the near gaps of the right tail (records of ranks j1+1..n, window end
+    v = e_j1): the s ties with v, then the near values d_1 < ... < d_p (counts c), then R
+    records beyond.  Gap j1 + s + c_1 + ... + c_(i-1) lies between d_(i-1) and d_i (d_0 = v); the
+    far block is gaps j1+s+C..n (C the near records), spanning [d_p, hi]."""
+    d, c = tail.near
+    s = j1 + tail.ties
+    C = int(c.sum())
+    R = tail.count - tail.ties - C
+    near = _gaps(np.concatenate([[v], d]), s, c[:-1]) if d.size else _NO_GAPS
+    edge = float(d[-1]) if d.size else v
+    live = s + C if R > 0 or edge < hi else None
+
+    def members() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r, cr = tail.rest() if R > 0 else NO_PAIRS
+        return _gaps(np.concatenate([[edge], r, [hi]]), s + C, cr)
+    return _Block(edge, hi, live, members), near
 # [end:quantile_sampler_helpers]
 # [end:_QuantileSampler]
 
@@ -233,21 +263,6 @@ def _sample(src: RankSource, lo: float, hi: float, alpha: Fraction | float, scal
 # [end:duff_quantile_sample]
 
 
-# [proof:sampler_ranks]
-def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
-    """The ranks (first, last) the sampler asks its source for, None for n = 0: what an engine
-    may compute ahead, in passes shared with other statistics.
-
-    The same arithmetic as ``_QuantileSampler.__init__`` (best gap r, half-width ``_window``);
-    were the two ever to differ, the engine would compute the asked window by another pass, so
-    this prediction changes the cost, never the window."""
-    if n == 0:
-        return None
-    P, Q = quantile_rational(alpha, n)
-    r = quantile_best_gap(n, P, Q)
-    k = _window(n, scale)
-    return max(r - k, 1), min(r + k + 1, n)
-# [end:sampler_ranks]
 
 
 # [proof:_check_space]

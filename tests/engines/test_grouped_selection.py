@@ -59,8 +59,8 @@ def same_window(got, want):
     assert np.array_equal(got.values, want.values) and not np.signbit(got.values[got.values == 0]).any()
     for g, w in ((got.left, want.left), (got.right, want.right)):
         assert (g.count, g.ties) == (w.count, w.ties)
-        gv = g.values()
-        assert np.array_equal(gv, w.values()) and not np.signbit(gv[gv == 0]).any()
+        (gv, gc), (wv, wc) = g.pairs(), w.pairs()
+        assert np.array_equal(gv, wv) and np.array_equal(gc, wc) and not np.signbit(gv[gv == 0]).any()
 
 
 def values(rng, kind, n):

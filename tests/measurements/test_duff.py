@@ -4,6 +4,7 @@ lazy far blocks), privacy between neighbouring datasets, the rounded-up map, rob
 Statistical tests (KS, chi-square) use level 1e-3 and run under ``rerun_once``:
 false-failure rate about 1e-6 per test.
 """
+import importlib
 import math
 from fractions import Fraction
 
@@ -17,6 +18,9 @@ from opendp_duff.duff_utility import duff_utility, quantile_step_function
 from opendp_duff.measurements import duff as duff_mod
 from opendp_duff.measurements.duff import duff_quantile_sample
 from opendp_duff.samplers import seeded_rng_for_tests
+
+# the module: the package exports a function of that name
+DUFF_UTILITY = importlib.import_module("opendp_duff.duff_utility")
 
 
 def space():
@@ -63,7 +67,7 @@ def test_ks_quantile_against_exact_cdf():
 def test_ks_lazy_blocks_opened(monkeypatch):
     # a negative tail makes the explicit window tiny, so the far blocks win often:
     # this exercises the lazy bound, the exact block mass and the block opening
-    monkeypatch.setattr(duff_mod, "_TAIL", -9.0)
+    monkeypatch.setattr(DUFF_UTILITY, "WINDOW_TAIL", -9.0)
     rng = np.random.default_rng(9)
     x = np.sort(rng.standard_cauchy(size=400).clip(-20, 20))
     for alpha, scale in [(0.5, 3.0), (0.2, 1.0)]:
@@ -78,7 +82,7 @@ def test_ks_lazy_blocks_opened(monkeypatch):
 @rerun_once(seed=305)
 def test_ks_lazy_blocks_with_ties(monkeypatch):
     # ties make the window's gaps empty or low, so the top live level sits in a block
-    monkeypatch.setattr(duff_mod, "_TAIL", -9.0)
+    monkeypatch.setattr(DUFF_UTILITY, "WINDOW_TAIL", -9.0)
     rng = np.random.default_rng(10)
     for alpha, scale in [(0.5, 0.7), (0.3, 2.0), (0.5, 4.0)]:
         x = np.sort(rng.choice([0.2, 0.5, 0.55, 0.9], size=61, p=[0.2, 0.5, 0.1, 0.2]))

@@ -17,6 +17,7 @@ the unsorted path (the kernel's pass forced) against the exact CDF (gap levels f
 draws of the sorted path (two-sample).  Each test makes several KS comparisons, k of them;
 its false-failure rate is at most (k 1e-3)^2 <= 1e-4 after the rerun.
 """
+import importlib
 import math
 from fractions import Fraction
 
@@ -27,11 +28,14 @@ from scipy import stats
 
 import opendp_duff as dp
 from helpers import rerun_once
-from opendp_duff.duff_utility import quantile_step_function
+from opendp_duff.duff_utility import WINDOW_TAIL, quantile_step_function
 from opendp_duff.engines import selection as _selection
 from opendp_duff.measurements import duff as duff_mod
 from opendp_duff.engines import SelectedRecords, SortedRecords
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests, seeded_rng_for_tests
+
+# the module: the package exports a function of that name
+DUFF_UTILITY = importlib.import_module("opendp_duff.duff_utility")
 
 ALPHA = 1e-3
 
@@ -70,8 +74,9 @@ def same_window(w1, w2):
     assert np.array_equal(w1.values, w2.values)
     for t1, t2 in ((w1.left, w2.left), (w1.right, w2.right)):
         assert (t1.count, t1.ties) == (t2.count, t2.ties)
-        assert np.array_equal(t1.values(), t2.values())
-        assert t1.values().size == t1.count
+        (v1, c1), (v2, c2) = t1.pairs(), t2.pairs()
+        assert np.array_equal(v1, v2) and np.array_equal(c1, c2)
+        assert int(c1.sum()) + t1.ties == t1.count and np.all(np.diff(v1) > 0)
 
 
 # ----------------------------------------------------------------------------- the windows
@@ -103,7 +108,7 @@ def test_selection_does_not_modify_the_input():
     with seeded_rng_for_tests(42):
         m(x)
     w = SelectedRecords(x).window(10, 990)
-    w.left.values(), w.right.values()
+    w.left.pairs(), w.right.pairs()
     assert np.array_equal(x, before)
 
 
@@ -127,10 +132,10 @@ def same_inputs(s, u):
         [(b.numer_up, b.left_up, b.right_up) for b in u.blocks]
 
 
-@pytest.mark.parametrize("tail", [duff_mod._TAIL, -9.0])
+@pytest.mark.parametrize("tail", [WINDOW_TAIL, -9.0])
 def test_sampler_inputs_and_releases_equal_sorted_path(monkeypatch, tail):
     # -9 shrinks the window to a few gaps, so the blocks are opened often
-    monkeypatch.setattr(duff_mod, "_TAIL", tail)
+    monkeypatch.setattr(DUFF_UTILITY, "WINDOW_TAIL", tail)
     monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     for k, (name, x) in enumerate(datasets()):
         for alpha, scale in CONFIGS:
@@ -168,7 +173,7 @@ class BlocksFirst:
 
 
 class CountingSource(SelectedRecords):
-    """SelectedRecords that counts how often a tail is asked for its sorted records."""
+    """SelectedRecords that counts how often a tail is asked for its records beyond the window."""
 
     opened = 0
 
@@ -178,14 +183,14 @@ class CountingSource(SelectedRecords):
 
     @staticmethod
     def _counted(tail):
-        def values(inner=tail.values):
+        def rest(inner=tail.rest):
             CountingSource.opened += 1
             return inner()
-        return attrs.evolve(tail, values=values)
+        return attrs.evolve(tail, rest=rest)
 
 
 def test_forced_block_wins_give_the_sorted_paths_release(monkeypatch):
-    monkeypatch.setattr(duff_mod, "_TAIL", 0.0)  # blocks within about 40 nats of the items
+    monkeypatch.setattr(DUFF_UTILITY, "WINDOW_TAIL", 0.0)  # blocks within about 40 nats of the items
     monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     rng = np.random.default_rng(43)
     wins = 0
@@ -294,10 +299,10 @@ def test_ks_unsorted_against_brute_force_levels(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tail", [duff_mod._TAIL, -9.0])
+@pytest.mark.parametrize("tail", [WINDOW_TAIL, -9.0])
 @rerun_once(seed=4802)
 def test_ks_unsorted_against_exact_cdf_and_sorted_path(monkeypatch, tail):
-    monkeypatch.setattr(duff_mod, "_TAIL", tail)  # -9: the blocks are opened often
+    monkeypatch.setattr(DUFF_UTILITY, "WINDOW_TAIL", tail)  # -9: the blocks are opened often
     monkeypatch.setattr(_selection, "_DIRECT", 0)  # the kernel's pass, not its small-input sort
     cases = {"ties at the edges": (0.5, 2.0), "few values": (0.3, 1.0), "all equal": (0.5, 2.0),
              "cauchy": (0.7, 0.5), "n=2 tied": (0.5, 1.0)}

@@ -12,12 +12,12 @@ with ``engine="spark"`` (``dp.dataframe_domain(columns, size, engine="spark")``;
 * :mod:`.parts`: the lazy parts of a frame split by public keys, whose statistics are computed
   for every key in shared passes.
 * :mod:`.ranks` and :mod:`._brackets`: rank windows by exact histograms; :mod:`.sum`: exact sums
-  by integer limbs; :mod:`.collection`: what reaches the driver, per release.
+  by integer limbs; :mod:`.collection`: a test-only count of what reaches the driver
+  (private: it differs between neighbouring datasets, so it is no public report).
 """
-from .collection import CollectionLog, last_collection
 from .column import SparkColumn
 from .engine import SparkEngine
 from .parts import SparkPart
-from .ranks import SparkDataChanged
+from .ranks import SparkDataChanged, driver_pairs_bound
 
-__all__ = ["SparkEngine", "SparkColumn", "SparkPart", "SparkDataChanged", "CollectionLog", "last_collection"]
+__all__ = ["SparkEngine", "SparkColumn", "SparkPart", "SparkDataChanged", "driver_pairs_bound"]

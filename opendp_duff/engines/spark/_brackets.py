@@ -12,13 +12,17 @@ precede them and the above rows follow them.  That is all a window pass needs
 window, and recomputes without bracket when it does not).
 
 The levels are chosen by histogram passes: level 1 spreads [lo, hi] over B_1 bins; a pass
-counts the inside rows of each key per bin of the next level and keeps, by a running count,
-only the bins whose ranks meet the key's window, so only counts reach the driver, a few bins
-per key.  Their span is the next level.  B is about the square root of the rows to split
-(between 16 and BINS): finer bins shrink the bracket, coarser ones shuffle fewer partial
-counts.  A key is refined while its inside holds more than ``4 (window width) + BINS`` rows,
-at most MAX_LEVELS levels (ties cannot be split: a key stops when a level no longer halves
-its inside).  The choice changes the cost only.
+counts the inside rows of each key per bin of the next level and keeps, by running counts,
+only the bins whose ranks meet the key's window and those holding one of the next m ranks on
+each side (:func:`kept`, m = :func:`near_values`: the bin of the window's end holds that end's
+whole tie block, so the kept bins reach m records beyond it, and the window pass can hand the
+sampler the distinct values there), so only counts reach the driver, a few bins per key.
+Their span is the next level.  B is about the square root of the rows to split (between 16
+and BINS): finer bins shrink the bracket, coarser ones shuffle fewer partial counts.  A key is
+refined while its inside holds more than ``4 (window width + 2 m) + BINS`` rows, at most
+MAX_LEVELS levels (ties cannot be split: a key stops when a level no longer narrows its
+inside, or no longer halves it after the first, or when each bin it keeps holds one
+value).  The choice changes the cost only.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ from . import _pyspark as ps
 from . import collection
 from .parts import KID, VAL
 
-__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "level_table", "choose_levels"]
+__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "with_levels", "choose_levels", "near_values", "kept"]
 
 BINS = 1024
 # [proof:MAX_LEVELS]
@@ -58,15 +62,20 @@ def side(x: Any, depth: int) -> Any:
 # [end:bracket_side]
 
 
-def level_table(spark: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
-    """A small DataFrame: per key, first, last and ``depth`` levels (missing ones neutral)."""
-    t = ps.types()
-    fields = [t.StructField(KID, t.IntegerType(), False), t.StructField("first", t.LongType(), False),
-              t.StructField("last", t.LongType(), False)]
-    fields += [t.StructField(f"{c}{i}", t.DoubleType(), False) for i in range(depth) for c in FIELDS]
-    rows = [(k, first, last, *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
-            for k, (first, last, levels) in plan.items()]
-    return spark.createDataFrame(rows, t.StructType(fields))
+# [proof:with_levels]
+def with_levels(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
+    """The rows of the keys of ``plan`` with their key's first, last, ``near_values`` and
+    ``depth`` levels (missing ones neutral) as columns, looked up by KID in literal maps: no
+    join, so no broadcast and no Spark job of its own."""
+    F = ps.functions()
+    table = {k: (first, last, near_values(first, last),
+                 *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
+             for k, (first, last, levels) in plan.items()}
+    names = ["first", "last", "m"] + [f"{c}{i}" for i in range(depth) for c in FIELDS]
+    looked = [F.element_at(F.create_map(*[F.lit(x) for k, row in table.items() for x in (k, row[j])]),
+                           F.col(KID)).alias(name) for j, name in enumerate(names)]
+    return rows.where(F.col(KID).isin(list(table))).select("*", *looked)
+# [end:with_levels]
 
 
 def _bins(rows: int) -> float:
@@ -110,11 +119,12 @@ def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]
             start = int(bins[0]["cum"]) - int(bins[0]["c"])
             count = int(bins[-1]["cum"]) - start
             level = (lv[0], lv[1], float(bins[0]["bin"]), float(bins[-1]["bin"]), lv[4])
-            if count * 2 > inside[k] and chosen[k]:
-                continue           # ties: this level no longer halves the inside
+            if count == inside[k] or (count * 2 > inside[k] and chosen[k]):
+                continue           # ties, or few values: this level no longer narrows the inside
             chosen[k], below[k], inside[k] = chosen[k] + (level,), below[k] + start, count
             refined = _next_level(level, count)
-            if refined is not None and count > _cap(*ranks[k]) and len(chosen[k]) < MAX_LEVELS:
+            split = any(r["spread"] for r in bins)     # finer bins cannot split a bin of one value
+            if refined is not None and split and count > _cap(*ranks[k]) and len(chosen[k]) < MAX_LEVELS:
                 nxt[k] = refined
         pending = nxt
     return chosen
@@ -122,25 +132,53 @@ def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]
 
 
 def _cap(first: int, last: int) -> int:
-    return 4 * (last - first + 1) + BINS
+    return 4 * (last - first + 1 + 2 * near_values(first, last)) + BINS
+
+
+# [proof:kept_groups]
+def near_values(first: int, last: int) -> int:
+    """The reach m of a key's passes: beyond the groups (bins or values) that meet the window,
+    they keep those holding one of the next m ranks on each side (:func:`kept`): half the
+    window's width, rounded up."""
+    return (last - first + 2) // 2
+
+
+def kept(frame: Any, order: list[str], ranked: Any) -> Any:
+    """The rows of ``frame`` (per key KID: groups with a count ``c`` in the order ``order``,
+    and the key's window ranks ``first``, ``last`` and reach ``m``) that a pass sends to the
+    driver, with ``cum``, the running count, and ``tot``, the key's total count.  Among the
+    ``ranked`` rows (a boolean column; the others are all kept) the groups holding a rank of
+    s - m + 1 .. e + m, where s + 1 is the first rank of the first group meeting [first, last]
+    and e the last rank of the last one: the window's groups and at most m groups on each side,
+    the first of them always (a tie block beyond the window counts once, whatever its size).
+    Every window function is partitioned by KID."""
+    F, W = ps.functions(), ps.window()
+    by_key = W.partitionBy(KID)
+    frame = frame.withColumn("cum", F.sum("c").over(by_key.orderBy(*order).rowsBetween(
+        W.unboundedPreceding, W.currentRow))).withColumn("tot", F.sum("c").over(by_key))
+    start = F.col("cum") - F.col("c")
+    meets = ranked & (F.col("cum") >= F.col("first")) & (start < F.col("last"))
+    frame = frame.withColumn("s0", F.min(F.when(meets, start)).over(by_key)).withColumn(
+        "e0", F.max(F.when(meets, F.col("cum"))).over(by_key))
+    reach = (F.col("cum") > F.col("s0") - F.col("m")) & (start < F.col("e0") + F.col("m"))
+    return frame.where(~ranked | reach)
+# [end:kept_groups]
 
 
 def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Level]]) -> dict[int, list[Any]]:
     """One aggregation: per key, the bins of its next level (the last entry of its plan) that
-    meet its window's ranks counted among its inside rows, with their counts and running counts."""
-    F, W = ps.functions(), ps.window()
+    meet its window's ranks counted among its inside rows, and those that start within
+    ``near_values`` ranks of them, with their counts, running counts and whether they hold
+    more than one value (a flag, no value)."""
+    F = ps.functions()
     depth = max(len(levels) for _, _, levels, _ in plan.values()) + 1
-    table = level_table(rows.sparkSession, {
-        k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
-        for k, (first, last, levels, lv) in plan.items()}, depth)
+    leveled = with_levels(rows, {k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
+                                 for k, (first, last, levels, lv) in plan.items()}, depth)
     x = F.col(VAL)
-    inside = rows.join(F.broadcast(table), KID).where(side(x, depth - 1) == 0)
-    counts = inside.groupBy(KID, "first", "last", F.floor(_y(x, depth - 1)).alias("bin")).agg(
-        F.count(F.lit(1)).alias("c"))
-    running = W.partitionBy(KID).orderBy("bin").rowsBetween(W.unboundedPreceding, W.currentRow)
-    counts = counts.withColumn("cum", F.sum("c").over(running))
-    meets = (F.col("cum") >= F.col("first")) & (F.col("cum") - F.col("c") < F.col("last"))
-    got = collection.collect(counts.where(meets).select(KID, "bin", "c", "cum"))
+    inside = leveled.where(side(x, depth - 1) == 0)
+    counts = inside.groupBy(KID, "first", "last", "m", F.floor(_y(x, depth - 1)).alias("bin")).agg(
+        F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread"))
+    got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum", "spread"))
     out: dict[int, list[Any]] = {}
     for row in got:
         out.setdefault(row[KID], []).append(row)

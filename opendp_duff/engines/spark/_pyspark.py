@@ -10,7 +10,7 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type"]
+__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame"]
 
 
 def _import(name: str) -> ModuleType:
@@ -87,3 +87,22 @@ def key_type(T: type) -> Any:
     t = types()
     return {float: t.DoubleType(), int: t.LongType(), str: t.StringType()}[T]
 # [end:key_type]
+
+
+LOCAL_CELLS = 20_000   # values of a table built as a local relation; a larger one goes through an RDD
+
+
+def local_frame(spark: Any, schema: Any, rows: list[tuple[Any, ...]]) -> Any:
+    """A small DataFrame of ``rows`` (public values matching the StructType ``schema``) built
+    on the driver as a local relation, by SQL ``VALUES`` with parameter markers: a broadcast of
+    it runs no Spark job, where ``createDataFrame`` of a list makes an RDD that a broadcast
+    collects by a job of its own, one per pass.  Tables above LOCAL_CELLS values (many keys)
+    still go through ``createDataFrame``."""
+    names = [f.name for f in schema.fields]
+    if not rows or len(rows) * len(names) > LOCAL_CELLS:
+        return spark.createDataFrame(rows, schema)
+    args = {f"p{i}_{j}": v for i, row in enumerate(rows) for j, v in enumerate(row)}
+    values = ", ".join("(" + ", ".join(f":p{i}_{j}" for j in range(len(names))) + ")" for i in range(len(rows)))
+    casts = ", ".join(f"CAST(c{j} AS {f.dataType.simpleString()}) AS `{f.name}`" for j, f in enumerate(schema.fields))
+    columns = ", ".join(f"c{j}" for j in range(len(names)))
+    return spark.sql(f"SELECT {casts} FROM VALUES {values} AS t({columns})", args=args)

@@ -1,4 +1,10 @@
-"""What a Spark release brings to the driver: an instrumented counter, readable by tests.
+"""What a Spark release brings to the driver: an instrumented counter for tests and benchmarks.
+
+Not a public report: how many distinct values a window held differs between neighbouring
+datasets, and no budget covers it, so the package does not export it and nothing in a
+release's output mentions it.  The public facts about a release are fixed before the data is
+read: the bound :func:`opendp_duff.engines.spark.driver_pairs_bound` and the passes of
+``docs/scaling.md``.
 
 Every Spark action of the Spark engine goes through :func:`collect`, which counts it,
 and the code that turns collected rows into a statistic records how many *data values*
@@ -9,10 +15,10 @@ under it: the log of a release is that of the column it read (of the split, for 
 release), :func:`last_collection` once the release returns.
 
 The stated bound (proved in ``proofs/engines/spark/rank_windows.tex``): a Duff quantile
-release reads, per key, at most ``last - first + 1`` data values (the distinct values of its
-rank window, each with its multiplicity), plus the distinct values of a tail only when the
-sampler opens that tail and it is not all ties; everything else it reads is counts (sizes,
-histogram bins meeting the window).  Counts, candidate counts and sums read no data value.
+release reads, per key, at most ``driver_pairs_bound(n, scale)`` (value, count) pairs in its
+window pass (the distinct values of its rank window and of the nearest ranks beyond it), plus
+the distinct values of a tail's rest only when the sampler opens it; everything else it reads
+is counts (sizes, histogram bins near the window).  Counts, candidate counts and sums read no data value.
 """
 from __future__ import annotations
 
@@ -80,7 +86,25 @@ def release(log: CollectionLog | None = None) -> Iterator[CollectionLog]:
         _state["last"] = log
 
 
+_AQE = "spark.sql.adaptive.enabled"
+
+
 def collect(frame: Any) -> list[Any]:
-    """``frame.collect()``, counted as one action of the current release."""
+    """``frame.collect()``, counted as one action of the current release, run as ONE Spark job.
+
+    Adaptive query execution runs every shuffle stage of an action as a job of its own (three
+    or four per pass of the engine); the engine's passes are aggregations of one scan whose
+    shuffles carry partial counts, which it gains little from, so the action runs with it off
+    and the session's setting is restored after (a runtime SQL setting of the session: a query
+    another thread starts meanwhile on the same session runs without it too)."""
     current().actions += 1
-    return list(frame.collect())
+    conf = frame.sparkSession.conf
+    before = conf.get(_AQE, None)
+    conf.set(_AQE, "false")
+    try:
+        return list(frame.collect())
+    finally:
+        if before is None:
+            conf.unset(_AQE)
+        else:
+            conf.set(_AQE, before)

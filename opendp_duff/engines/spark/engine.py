@@ -28,7 +28,7 @@ from ...membership import Refusal
 from ...errors import NotAMemberTypeError
 from .._base import Engine, Predict
 from ..candidates import Candidates
-from ..rank_window import RankSource, RankWindow, Tail
+from ..rank_window import Pairs, RankSource, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection
 from .column import SparkColumn, check_spark_column, check_spark_frame
@@ -223,10 +223,10 @@ class _ColumnRanks:
     def _logged(self, tail: Tail) -> Tail:
         log = self._column.log
 
-        def values() -> np.ndarray:
+        def rest() -> Pairs:
             with collection.release(log):
-                return tail.values()
-        return Tail(tail.count, tail.ties, values)
+                return tail.rest()
+        return Tail(tail.count, tail.ties, rest, tail.near)
 # [end:spark_column_ranks]
 
 

@@ -62,7 +62,7 @@ class Batch:
         t = ps.types()
         schema = t.StructType([t.StructField(KID, t.IntegerType(), False),
                                t.StructField(_KEY, ps.key_type(self.T), False)])
-        return self.frame.sparkSession.createDataFrame(list(enumerate(self.keys)), schema)
+        return ps.local_frame(self.frame.sparkSession, schema, list(enumerate(self.keys)))
 
 
 # [proof:SparkPart]
@@ -103,14 +103,26 @@ def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[S
 # [proof:keyed_rows]
 def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
     """(rows, number of keys).  ``rows`` has the columns KID (int) and VAL (the column's
-    value): for an ungrouped column one row (0, value) per row of its frame; for a column of
+    value): for an ungrouped column one row (0, value) per row of its frame (a cross join
+    with the one-row table (0)); for a column of
     a part, one row (i, value) per row of the whole frame whose key is the i-th public key."""
     F = ps.functions()
     if not isinstance(column.frame, SparkPart):
-        return column.frame.select(F.lit(0).alias(KID), column.expr.alias(VAL)), 1
+        # KID from a one-row broadcast table, not a literal: Spark folds a literal out of a
+        # window's partitioning and then moves every row to one partition, with a warning
+        t = ps.types()
+        one = ps.local_frame(column.frame.sparkSession, t.StructType([t.StructField(KID, t.IntegerType(), False)]),
+                             [(0,)])
+        return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL)), 1
     batch = column.frame.batch
-    joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
-    return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
+    if batch.T is float:   # a join compares doubles as the part's filter does (-0.0 equals 0.0)
+        joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
+        return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
+    # integers and strings: a lookup in a literal map from key to index, exact equality, no join
+    kt = ps.key_type(batch.T)
+    index = F.create_map(*[x for i, key in enumerate(batch.keys) for x in (F.lit(key).cast(kt), F.lit(i))])
+    kid = F.element_at(index, batch.key_expr())
+    return batch.frame.where(kid.isNotNull()).select(kid.alias(KID), column.expr.alias(VAL)), len(batch.keys)
 # [end:keyed_rows]
 
 

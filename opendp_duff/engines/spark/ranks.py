@@ -29,18 +29,36 @@ from exactly the single-machine law.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from ...duff_utility import sampler_ranks
 from .._base import Predict
-from ..rank_window import RankWindow, Tail
+from ..rank_window import NO_PAIRS, Pairs, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection
-from ._brackets import Level, choose_levels, level_table, side
+from ._brackets import Level, choose_levels, kept, near_values, side, with_levels
 from .parts import KID, VAL
 
-__all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass"]
+__all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass", "driver_pairs_bound"]
+
+
+# [proof:driver_pairs_bound]
+def driver_pairs_bound(n: int, scale: float, alpha: Fraction = Fraction(1, 2)) -> int:
+    """The most (value, count) pairs of one key's records that a Duff alpha-quantile release
+    at ``scale`` sends to the driver in its window pass, for a key of n records: with w the
+    width of the sampler's window (``sampler_ranks``; w <= 2k + 2, k = ceil(scale (ln(n + 2)
+    + 30)) + 2) and m = ceil(w / 2) its reach (``near_values``), min(n, w + 2m) <= min(n, 4k + 4),
+    whatever the ties (``proofs/engines/spark/rank_windows.tex``).  A tail's rest, fetched only
+    when the sampler opens it, adds its distinct values."""
+    got = sampler_ranks(n, alpha, scale)
+    if got is None:
+        return 0
+    first, last = got
+    return min(n, last - first + 1 + 2 * near_values(first, last))
+# [end:driver_pairs_bound]
 
 
 # [proof:SparkDataChanged]
@@ -103,19 +121,16 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
 def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]],
                 n: dict[int, int]) -> dict[int, RankWindow | None]:
     """One aggregation: for each key k of ``plan`` = {k: (first, last, levels)}, the window of
-    ranks first..last if the inside of its levels holds it, else None."""
-    F, W = ps.functions(), ps.window()
+    ranks first..last if the inside of its levels holds it, else None (no pass for no key)."""
+    if not plan:
+        return {}
+    F = ps.functions()
     depth = max(len(levels) for _, _, levels in plan.values())
-    table = level_table(rows.sparkSession, plan, depth)
     x = F.col(VAL)
     s = side(x, depth)
-    groups = rows.join(F.broadcast(table), KID).groupBy(
-        KID, "first", "last", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
-    running = W.partitionBy(KID).orderBy("s", "v").rowsBetween(W.unboundedPreceding, W.currentRow)
-    groups = groups.withColumn("cum", F.sum("c").over(running)).withColumn(
-        "tot", F.sum("c").over(W.partitionBy(KID)))
-    meets = (F.col("cum") >= F.col("first")) & (F.col("cum") - F.col("c") < F.col("last"))
-    got = collection.collect(groups.where((F.col("s") != 0) | meets).select(KID, "s", "v", "c", "cum", "tot"))
+    groups = with_levels(rows, plan, depth).groupBy(
+        KID, "first", "last", "m", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
+    got = collection.collect(kept(groups, ["s", "v"], F.col("s") == 0).select(KID, "s", "v", "c", "cum", "tot"))
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
     for row in got:
         by_key[row[KID]].append(row)
@@ -125,50 +140,53 @@ def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
 def _assemble(rows: Any, k: int, n: int, first: int, last: int, got: list[Any]) -> RankWindow | None:
     """The window of ranks first..last of key k from its collected groups, or None if the
     bracket did not contain it.  Each value v of multiplicity c and running count cum holds
-    the ranks cum - c + 1 .. cum."""
-    if not got or any(int(r["tot"]) != n for r in got):
-        raise SparkDataChanged()   # every key with n >= 1 has a group; all passes see n rows
+    the ranks cum - c + 1 .. cum; the inside values collected before (after) the ones meeting
+    [first, last] are the tails' near pairs."""
     below = sum(int(r["c"]) for r in got if r["s"] == -1)
     above = sum(int(r["c"]) for r in got if r["s"] == 1)
     inside = sorted((r for r in got if r["s"] == 0), key=lambda r: r["v"])
-    collection.current().note(k, values=len(inside), counts=3 * len(got))
+    if not got or any(int(r["tot"]) != n for r in got):
+        raise SparkDataChanged()   # every key with n >= 1 has a group; all passes see n rows
+    collection.current().note(k, values=len(inside), counts=2 * len(got))
     if below > first - 1 or n - above < last or not inside:
         return None
     v = np.array([float(r["v"]) for r in inside], dtype=np.float64)
     c = np.array([int(r["c"]) for r in inside], dtype=np.int64)
     cum = np.array([int(r["cum"]) for r in inside], dtype=np.int64)
     start = cum - c + 1
-    if start[0] > first or cum[-1] < last or np.any(start[1:] != cum[:-1] + 1):
-        raise SparkDataChanged()   # the groups meeting [first, last] are consecutive ranks
-    overlap = np.minimum(cum, last) - np.maximum(start, first) + 1
-    values = np.repeat(v, overlap)
-    lo_ties, hi_ties = int(first - start[0]), int(cum[-1] - last)
-    left = Tail(first - 1, lo_ties, _tail(rows, k, float(v[0]), first - 1, lo_ties, below=True))
-    right = Tail(n - last, hi_ties, _tail(rows, k, float(v[-1]), n - last, hi_ties, below=False))
+    if np.any(start[1:] != cum[:-1] + 1) or start[0] > first or cum[-1] < last:
+        raise SparkDataChanged()   # the kept groups are consecutive and hold [first, last]
+    meets = np.flatnonzero((cum >= first) & (start <= last))
+    a, b = int(meets[0]), int(meets[-1]) + 1
+    overlap = np.minimum(cum[a:b], last) - np.maximum(start[a:b], first) + 1
+    values = np.repeat(v[a:b], overlap)
+    lo_ties, hi_ties = int(first - start[a]), int(cum[b - 1] - last)
+    rest_left = first - 1 - lo_ties - int(c[:a].sum())
+    rest_right = n - last - hi_ties - int(c[b:].sum())
+    left = Tail(first - 1, lo_ties, _rest(rows, k, float(v[0]), rest_left, below=True), (v[:a], c[:a]))
+    right = Tail(n - last, hi_ties, _rest(rows, k, float(v[-1]), rest_right, below=False), (v[b:], c[b:]))
     return RankWindow(n, first, values, left, right)
 
 
-def _tail(rows: Any, k: int, end: float, count: int, ties: int, below: bool) -> Callable[[], np.ndarray]:
-    """The tail of key k on demand, sorted: the records below (above) the window's end
-    ``end``, with the ``ties`` records equal to it on the window's side.  One pass, unless
-    every record of the tail ties with the end (then the tail is known already)."""
-    if ties == count:
-        return lambda: np.full(count, end, dtype=np.float64)
+def _rest(rows: Any, k: int, edge: float, count: int, below: bool) -> Callable[[], Pairs]:
+    """The rest of a tail of key k on demand: the (value, count) pairs of its ``count`` records
+    below (above) ``edge``, the tail's near value farthest from the window (or the window's
+    end): one pass, none when ``count`` is 0."""
+    if count == 0:
+        return lambda: NO_PAIRS
 
-    def fetch() -> np.ndarray:
+    def fetch() -> Pairs:
         F = ps.functions()
         x = F.col(VAL)
-        strict = rows.where((F.col(KID) == k) & ((x < end) if below else (x > end)))
-        got = collection.collect(strict.groupBy(VAL).agg(F.count(F.lit(1)).alias("c")).orderBy(VAL))
+        beyond = rows.where((F.col(KID) == k) & ((x < edge) if below else (x > edge)))
+        got = collection.collect(beyond.groupBy(VAL).agg(F.count(F.lit(1)).alias("c")).orderBy(VAL))
         log = collection.current()
         log.note(k, values=len(got), counts=len(got))
         log.tails += 1
-        vals = np.repeat(np.array([float(r[VAL]) for r in got], dtype=np.float64),
-                         np.array([int(r["c"]) for r in got], dtype=np.int64))
-        same = np.full(ties, end, dtype=np.float64)
-        out = np.concatenate([vals, same] if below else [same, vals])
-        if out.size != count:
+        pairs = (np.array([float(r[VAL]) for r in got], dtype=np.float64),
+                 np.array([int(r["c"]) for r in got], dtype=np.int64))
+        if int(pairs[1].sum()) != count:
             raise SparkDataChanged()
-        return out
+        return pairs
     return fetch
 # [end:window_pass]

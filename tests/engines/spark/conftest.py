@@ -1,5 +1,7 @@
-"""The Spark tests' shared fixture: one local SparkSession (two cores, four shuffle
-partitions, no UI) for the whole run, stopped at the end.  The tests skip only when pyspark
+"""The Spark tests' shared fixture: one SparkSession (four shuffle partitions, no UI) for the
+whole run, stopped at the end: ``local[2]``, or the master ``OPENDP_DUFF_SPARK_MASTER`` names
+(``.ci/run`` starts a standalone cluster and sets it to ``spark://127.0.0.1:7077``; the engine
+runs no Python on the executors, so they need no copy of the package).  The tests skip only when pyspark
 or a Java runtime is missing (neither ``java`` on PATH nor ``JAVA_HOME``), and fail instead
 when ``OPENDP_DUFF_REQUIRE_SPARK`` is set (not "0"), as CI sets it."""
 import os
@@ -25,7 +27,8 @@ def spark():
         _missing("no Java runtime: Spark needs one (e.g. Debian's openjdk-17-jre-headless)")
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("opendp_duff tests")
+    master = os.environ.get("OPENDP_DUFF_SPARK_MASTER", "local[2]")   # e.g. spark://127.0.0.1:7077
+    session = (SparkSession.builder.master(master).appName("opendp_duff tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4")
@@ -33,3 +36,13 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def no_reach(monkeypatch):
+    """The Spark passes keep only the groups meeting the window: the Spark rank source then
+    hands out no near pairs beyond the window, as the local sources, so the Duff sampler races
+    the same items and blocks and the same random bytes give the same release (with the reach
+    the law is the same, and the pairs are compared exactly in test_ranks_windows)."""
+    from opendp_duff.engines.spark import _brackets
+    monkeypatch.setattr(_brackets, "near_values", lambda first, last: 0)

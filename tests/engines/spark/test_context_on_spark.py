@@ -2,24 +2,23 @@
 
 * With the same random bytes, each query (median, mode, mean, grouped median, grouped count,
   imputed median, smooth median, trimmed mean) releases exactly what the same query releases on
-  the same data as a pandas frame: the searched scales and the samplers' inputs are the same.
+  the same data as a pandas frame: the searched scales and the samplers' inputs are the same
+  (with the Spark passes' reach 0, ``no_reach``: no near pairs, as on pandas).
 * A grouped release is a Spark DataFrame with one row per public key, in order, absent keys
-  included; the counter reads at most the window's width in data values per key.
+  included; the test-only counter reads at most ``driver_pairs_bound`` pairs per key.
 * Queries that do not fit are refused before any data is read, and charge nothing.
 * pyspark's notice about pandas >= 3 is not emitted by the engine's import of pyspark (with
   pandas < 3 there is no notice and that test checks only that the import happens).
 """
 import sys
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import opendp_duff as dp
-from opendp_duff.engines.spark import collection
+from opendp_duff.engines.spark import collection, driver_pairs_bound
 from opendp_duff.errors import MakeError
-from opendp_duff.measurements.duff import sampler_ranks
 from opendp_duff.samplers import seeded_rng_for_tests
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
@@ -55,7 +54,7 @@ QUERIES = {
 }
 
 
-def test_spark_context_releases_equal_the_pandas_context_ones_byte_for_byte(frames):
+def test_spark_context_releases_equal_the_pandas_context_ones_byte_for_byte(frames, no_reach):
     spark_ctx, pandas_ctx = _contexts(frames)
     assert spark_ctx.domain.engine == "spark"
     for i, (name, build) in enumerate(QUERIES.items()):
@@ -81,11 +80,10 @@ def test_grouped_release_reads_at_most_the_window_per_key(frames):
     log = collection.last_collection()
     assert log is not None and result.count() == len(KEYS)
     # epsilon = 1 = 2 / scale within 1e-12 relative: the window at a slightly larger scale is
-    # at least as wide.  No tail is opened but with probability < 1e-12 per key (duff._window).
+    # at least as wide.  No tail is opened but with probability < 1e-12 per key (duff_utility.quantile_window).
     assert log.tails == 0
     for i, k in enumerate(KEYS):
-        ranks = sampler_ranks(SIZES.get(k, 0), Fraction(1, 2), 2.0 * (1 + 1e-9))
-        assert log.per_key.get(i, 0) <= (0 if ranks is None else ranks[1] - ranks[0] + 1)
+        assert log.per_key.get(i, 0) <= driver_pairs_bound(SIZES.get(k, 0), 2.0 * (1 + 1e-9))
     assert log.per_key.get(0, 0) < SIZES["a"]        # the big key's window is narrower than its data
 
 
@@ -108,7 +106,7 @@ SIZED_QUERIES = {
 
 
 @pytest.mark.parametrize("name", sorted(SIZED_QUERIES))
-def test_spark_context_imputes_and_runs_the_smooth_mechanisms_as_pandas_does(spark, frames, name):
+def test_spark_context_imputes_and_runs_the_smooth_mechanisms_as_pandas_does(spark, frames, name, no_reach):
     options, build = SIZED_QUERIES[name]
     if options.get("nan"):                      # every seventh value missing
         _, pandas_df = frames
