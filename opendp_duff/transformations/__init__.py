@@ -1,4 +1,10 @@
-"""Transformations: stable functions from datasets to datasets or numbers (re-exported as ``dp.t``)."""
+"""Transformations: stable functions from datasets to datasets or numbers (re-exported as ``dp.t``).
+
+The row-wise constructors (``make_filter``, ``make_with_column``) are loaded on first use: they
+bring the expression language (parser, type checker, four compilers), a fifth of the package's
+import time, which a program that never filters does not need."""
+from typing import TYPE_CHECKING
+
 from ._common import dataset_space as dataset_space  # public: the measurements check their space with it
 from .clamp import (make_clamp, then_clamp)
 from .impute import (make_impute_constant, then_impute_constant)
@@ -12,7 +18,6 @@ from .select_column import (make_select_column, then_select_column, make_select_
     then_select_columns)
 from .partition import (make_partition_by, then_partition_by)
 from .count_by_key import (make_count_by_key, then_count_by_key)
-from .row_wise import (make_filter, then_filter, make_with_column, then_with_column)
 from .identity import (make_identity, then_identity)
 from .cast import (make_int_to_float, then_int_to_float)
 from .truncate import (make_truncate_per_id, then_truncate_per_id, make_truncate_per_group,
@@ -29,3 +34,18 @@ __all__ = [
     "make_truncate_per_id", "then_truncate_per_id", "make_truncate_per_group", "then_truncate_per_group",
     "draw_truncation_key", "make_filter", "then_filter", "make_with_column", "then_with_column",
 ]
+
+_ROW_WISE = ("make_filter", "then_filter", "make_with_column", "then_with_column")
+if TYPE_CHECKING:
+    from .row_wise import make_filter, make_with_column, then_filter, then_with_column
+
+
+def __getattr__(name: str) -> object:
+    if name in _ROW_WISE:
+        from . import row_wise
+        return getattr(row_wise, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ROW_WISE))
