@@ -8,7 +8,6 @@ an amount spent up (:func:`shown` adds a short repr that keeps that direction).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .. import _validate as v
@@ -16,12 +15,11 @@ from .. import arithmetic as ar
 from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
-from ..plans import measure_name
+from ..plans import Shares, exact, measure_name
 
 __all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of", "Shares"]
 
 Budget = Union[float, Tuple[float, float]]
-Exact = Tuple[Fraction, ...]
 Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence]
 
 
@@ -137,19 +135,6 @@ def _argument_hint(measure: Measure) -> str:
     return "rho=" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon="
 
 
-def exact(budget: Budget) -> Exact:
-    """The budget as a tuple of exact rationals (one or two components)."""
-    parts = budget if isinstance(budget, tuple) else (budget,)
-    return tuple(ar.Q(p) for p in parts)
-
-
-def rounded(parts: Exact, upward: bool) -> Budget:
-    """Exact components back to a budget of floats, each rounded up or down."""
-    rnd = ar.up if upward else ar.down
-    floats = tuple(rnd(p) for p in parts)
-    return floats[0] if len(floats) == 1 else (floats[0], floats[1])
-
-
 class _Bound(float):
     """A float that bounds a budget from one side, with a short repr that stays on that side.
 
@@ -209,44 +194,6 @@ def fits(need: Budget, available: Sequence[Any]) -> bool:
         elif a != math.inf and a < ar.Q(b):
             return False
     return True
-
-
-class Shares(Sequence[Budget]):
-    """The shares of a total budget, in proportion to weights (all equal for an even split):
-    share i < n - 1 is ``total * w_i / sum(w)`` rounded down, and the last is what the others
-    leave, rounded down.  Their exact sum never exceeds ``total``, and equals it whenever the
-    last remainder is a float (it is for an even split of a power of two, and often).
-
-    Computed on demand: an even split of any size costs O(1) per share (the shares before the
-    last are all equal), a weighted one O(1) per share after the weights' sum.
-    """
-
-    def __init__(self, total: Budget, n: int, weights: Optional[Sequence[Fraction]] = None) -> None:
-        self._whole, self._n, self._weights = exact(total), n, weights
-        self._weight_sum = Fraction(n) if weights is None else sum(weights, Fraction(0))
-        self._last: Optional[Budget] = None
-
-    def __len__(self) -> int:
-        return self._n
-
-    def _share(self, weight: Fraction) -> Budget:
-        return rounded(tuple(c * weight / self._weight_sum for c in self._whole), upward=False)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        i = range(self._n)[i]                      # IndexError outside, negative from the end
-        if i < self._n - 1:
-            return self._share(Fraction(1) if self._weights is None else self._weights[i])
-        if self._last is None:
-            if self._weights is None:              # n - 1 equal shares before the last
-                used = [(self._n - 1) * c for c in exact(self._share(Fraction(1)))] if self._n > 1 \
-                    else [Fraction(0)] * len(self._whole)
-            else:
-                before = [exact(self._share(w)) for w in self._weights[:-1]]
-                used = [sum((b[k] for b in before), Fraction(0)) for k in range(len(self._whole))]
-            self._last = rounded(tuple(c - u for c, u in zip(self._whole, used, strict=True)), upward=False)
-        return self._last
 
 
 def parse_split(total: Budget, split_evenly_over: Any, split_by_weights: Any) -> Optional[Shares]:

@@ -15,7 +15,12 @@ from ._casts import measure_name
 from ._compiled import Compiled, Family, Target
 from ._planner import Planner, check_target, compile_plan
 from ._query import Query, query
-from ._steps import Clamp, Column, GroupBy, Impute, Statistic, Step, Then, Transform
+from ._summary import summarize
+from ._shares import Shares, exact, rounded
+from ._stats import count, mean, median, mode, quantile, sum  # noqa: A004
+from ._steps import Agg, Clamp, Column, GroupBy, Impute, Stat, Statistic, Step, Then, Transform
 
 __all__ = ["Query", "query", "Target", "Compiled", "Family", "Planner", "compile_plan", "check_target",
-           "measure_name", "Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then"]
+           "measure_name", "Shares", "exact", "rounded", "summarize",
+           "Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then",
+           "Agg", "Stat", "count", "median", "quantile", "mean", "sum", "mode"]

@@ -6,6 +6,13 @@ the data, or from one part when the plan groups), the partition if any, and the 
 mechanisms' ``s``).  :meth:`Compiled.measurement` picks the parameter for a budget and returns
 the one :class:`~opendp_duff.core.Measurement` the context runs.
 
+A plan that ends in several statistics (``query.agg(...)``) holds one :class:`Part` each; the
+budget is cut into :class:`~opendp_duff.plans.Shares` by the parts' weights, each part is
+calibrated to its share as a plan of its own would be, and the parts run as one non-adaptive
+composition (``dp.c.make_composition``), inside the partition when the plan groups (the rows
+are split once).  The composition's map is the exact sum of the parts' maps, each within its
+share, so the whole is within the budget; the result is one frame with a column per part.
+
 The search for the parameter works on the per-part measurement.  A grouped plan's cost is the
 parallel composition's map at the partition distance; rather than building the grouped
 measurement for every candidate, the parallel composition is built once around a stand-in
@@ -19,14 +26,16 @@ from typing import Any, Callable, Mapping, Optional
 
 import attrs
 
+from .. import arithmetic as ar
 from .. import combinators as comb
 from ..combinators.search import binary_search_param
 from ..core import Measurement, Transformation
 from ..errors import MakeError
 from ..metrics import Metric
 from ._casts import Budget, cast, epsilon_part
+from ._shares import Shares
 
-__all__ = ["Target", "Family", "Grouping", "State", "Compiled"]
+__all__ = ["Target", "Family", "Grouping", "State", "Compiled", "Part", "Assumptions"]
 
 _CALIBRATIONS = 16   # budgets whose measurement a compiled plan keeps
 
@@ -62,6 +71,18 @@ class Target:
 
 
 @attrs.frozen
+class Assumptions:
+    """What an analyst states about the data for an accuracy statement (public, never checked
+    against the data): ``spread`` and ``within`` the condition of the Duff quantiles' rank
+    bound (``accuracy.duff_quantile_accuracy``), ``n`` the number of records the Duff mean's
+    bound is for."""
+
+    spread: Optional[float] = None
+    within: int = 1
+    n: Optional[int] = None
+
+
+@attrs.frozen
 class Family:
     """The end of a plan: ``make(param, budget)`` is the measurement, in its own measure, on the
     space the chain reached.
@@ -71,12 +92,26 @@ class Family:
         label: the statistic's name in a grouped release (``"median"``, ``"quantile_0.9"``...).
         param: the name of the free parameter, or None when every parameter is given.
         T: the free parameter's type, float or int.
+        accuracy: ``(param, alpha, assumptions) -> accuracy.Accuracy`` at the parameter chosen
+            (None for a given one), or None when the statistic states no accuracy.
     """
 
     make: Callable[[Any, Optional[Budget]], Measurement] = attrs.field(eq=False)
     label: str
     param: Optional[str] = "scale"
     T: type = float
+    accuracy: Optional[Callable[[Any, Any, Assumptions], Any]] = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Part:
+    """One statistic of several released together: its column's ``label`` in the release, the
+    chain from the data (or from one group) to its measurement, and its weight in the split."""
+
+    label: str
+    chain: Transformation
+    family: Family
+    weight: Any = 1
 
 
 @attrs.frozen
@@ -96,6 +131,7 @@ class State:
     grouping: Optional[Grouping] = None
     column: Optional[str] = None
     family: Optional[Family] = None
+    parts: tuple[Part, ...] = ()
 
 
 @attrs.frozen(eq=False)
@@ -132,35 +168,80 @@ class Compiled:
                 self._calibrated[budget] = entry
         return entry
 
+    def shares(self, budget: Optional[Budget]) -> tuple[Optional[Budget], ...]:
+        """The budget of each statistic: the parts' shares of ``budget`` by their weights (one
+        statistic: the budget itself; None: every parameter is given)."""
+        parts = self.state.parts
+        if not parts:
+            return (budget,)
+        if budget is None:
+            return (None,) * len(parts)
+        return tuple(Shares(budget, len(parts), [ar.Q(p.weight) for p in parts]))
+
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         state, target = self.state, self.target
+        if state.parts:
+            return self._calibrate_parts(budget)
         family = state.family
         if family is None:
             raise MakeError("the query does not end in a measurement: add .median(), .count(), .laplace()...")
+        found, part = self._fit(state.chain, family, budget)
+        measurement = part if state.grouping is None else (
+            self._grouped(part) >> _release_frame(target, state.grouping, [_label(state, family)], single=True))
+        self._check(measurement, budget, "the query")
+        return found, measurement
+
+    def _calibrate_parts(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
+        """Several statistics: each calibrated to its share, run as one composition."""
+        state, target = self.state, self.target
+        found, measurements = [], []
+        for part, share in zip(state.parts, self.shares(budget), strict=True):
+            param, measurement = self._fit(part.chain, part.family, share)
+            grouped = measurement if state.grouping is None else self._grouped(measurement)
+            self._check(grouped, share, f"the statistic {part.label!r}")
+            found.append(param)
+            measurements.append(measurement)
+        composed = comb.make_composition(measurements)
+        labels = [part.label for part in state.parts]
+        if state.grouping is None:
+            whole = composed >> _release_row(target, labels)
+        else:
+            whole = self._grouped(composed) >> _release_frame(target, state.grouping, labels, single=False)
+        self._check(whole, budget, "the query")
+        return tuple(found), whole
+
+    def _fit(self, chain: Transformation, family: Family, budget: Optional[Budget]) -> tuple[Any, Measurement]:
+        """The family's measurement after ``chain`` at the parameter the budget decides: the
+        largest map within ``budget`` at the privacy unit, through the partition if any."""
+        target, grouping = self.target, self.state.grouping
         if family.param is not None and budget is None:
             raise MakeError(f"the query's {family.param} is left to the budget, but the query has none: "
                             "use ctx.query(epsilon=...) (or rho=, delta=), or give the parameter")
 
         def part(param: Any) -> Measurement:
             tail = cast(family.make(param, budget), target.measure, budget)
-            return _measurement(state.chain >> tail)
+            return _measurement(chain >> tail)
 
-        grouping = state.grouping
-        if grouping is None:
-            found = None if family.param is None else _search(part, family, target.d_in, budget)
-            measurement = part(found)
-        else:
+        found = None
+        if family.param is not None and grouping is None:
+            found = _search(part, family, target.d_in, budget)
+        elif family.param is not None:
+            assert grouping is not None
             parallel = target.constructor(comb.make_parallel_composition)
-            outer = grouping.outer
-            found = None
-            if family.param is not None:
-                candidates = _Candidates(parallel, outer, target.measure)
-                found = _search(lambda p: candidates.with_part(part(p)), family, outer.map(target.d_in), budget)
-            grouped = _measurement(outer >> parallel(outer.output_domain, outer.output_metric, part(found)))
-            measurement = grouped >> _release_frame(target, grouping, _label(state, family))
-        if budget is not None and not measurement.check(target.d_in, budget):
-            raise MakeError(f"the query costs {measurement.map(target.d_in)!r}, more than its budget {budget!r}")
-        return found, measurement
+            candidates = _Candidates(parallel, grouping.outer, target.measure)
+            found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
+        return found, part(found)
+
+    def _grouped(self, part: Measurement) -> Measurement:
+        grouping = self.state.grouping
+        assert grouping is not None
+        outer = grouping.outer
+        parallel = self.target.constructor(comb.make_parallel_composition)
+        return _measurement(outer >> parallel(outer.output_domain, outer.output_metric, part))
+
+    def _check(self, measurement: Measurement, budget: Optional[Budget], what: str) -> None:
+        if budget is not None and not measurement.check(self.target.d_in, budget):
+            raise MakeError(f"{what} costs {measurement.map(self.target.d_in)!r}, more than its budget {budget!r}")
 
 
 def _measurement(built: Any) -> Measurement:
@@ -202,13 +283,29 @@ def _label(state: State, family: Family) -> str:
     return label
 
 
-def _release_frame(target: Target, grouping: Grouping, label: str) -> Callable[[Any], Any]:
+def _release_frame(target: Target, grouping: Grouping, labels: list[str], single: bool) -> Callable[[Any], Any]:
+    """The grouped releases (per key: one value, or a tuple with one per label) as one frame."""
     by, keys, frame = grouping.by, list(grouping.keys), target.frame
 
     def to_frame(releases: Any) -> Any:
-        return frame({by: keys, label: list(releases)})
+        rows = [(r,) for r in releases] if single else list(releases)
+        return frame({by: keys, **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
 
     return to_frame
+
+
+def _release_row(target: Target, labels: list[str]) -> Callable[[Any], Any]:
+    """The releases of an ungrouped query with several statistics: a one-row frame of the data's
+    library, or a dict of label -> value for data that is not a frame."""
+    tabular = getattr(target.domain, "columns", None) is not None
+    frame = target.frame
+
+    def to_row(releases: tuple[Any, ...]) -> Any:
+        if tabular:
+            return frame({label: [value] for label, value in zip(labels, releases, strict=True)})
+        return dict(zip(labels, releases, strict=True))
+
+    return to_row
 
 
 def _search(build: Callable[[Any], Measurement], family: Family, d_in: Any, budget: Any) -> Any:

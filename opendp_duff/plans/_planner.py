@@ -19,8 +19,8 @@ from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
 from ..metrics import ChangeOneDistance
-from ._compiled import Compiled, Family, Grouping, State, Target
-from ._steps import Clamp, Column, GroupBy, Impute, Statistic, Step, Then, Transform
+from ._compiled import Compiled, Family, Grouping, Part, State, Target
+from ._steps import Agg, Clamp, Column, GroupBy, Impute, Stat, Statistic, Step, Then, Transform
 from ._vocabulary import entry_for
 
 __all__ = ["Planner", "compile_plan", "check_target"]
@@ -142,13 +142,53 @@ class Planner:
         return self.apply(state, getattr(trans, f"make_{step.name}"), **dict(step.args))
 
     def visit_statistic(self, step: Statistic, state: State) -> State:
-        entry = entry_for(step.name)
-        args = dict(step.args)
+        state, family = self._statistic(state, step.name, dict(step.args))
+        return attrs.evolve(state, family=family)
+
+    def _statistic(self, state: State, name: str, args: dict[str, Any]) -> tuple[State, Family]:
+        entry = entry_for(name)
         unknown = sorted(set(args) - entry.parameters)
         if unknown:
-            raise MakeTypeError(f"{step.name}() takes no argument {unknown!r}")
-        state, family = entry.build(self, state, args)
-        return attrs.evolve(state, family=family)
+            raise MakeTypeError(f"{name}() takes no argument {unknown!r}")
+        return entry.build(self, state, args)
+
+    def visit_agg(self, step: Agg, state: State) -> State:
+        """Each statistic on its own column (from the data, or from one group), labelled; labels
+        are unique and never a grouping column's name."""
+        parts = []
+        for (label, stat), weight in zip(step.statistics, step.weights, strict=True):
+            reached, family = self._statistic(self._stat_column(state, stat), stat.name, dict(stat.args))
+            if label is None:
+                column = stat.column if stat.column is not None else state.column
+                label = family.label if column is None else f"{column}_{family.label}"
+            parts.append(Part(label, reached.chain, family, weight))
+        labels = [part.label for part in parts]
+        taken = set() if state.grouping is None else {state.grouping.by}
+        for label in labels:
+            if label in taken:
+                what = "a grouping column" if state.grouping is not None and label == state.grouping.by \
+                    else "another statistic"
+                raise MakeError(f"agg(): the label {label!r} is also {what}'s: name the statistics apart, "
+                                f"as in .agg({label}_2=...)")
+            taken.add(label)
+        return attrs.evolve(state, parts=tuple(parts))
+
+    def _stat_column(self, state: State, stat: Stat) -> State:
+        """The state at the statistic's column: the one it names, or the one the plan selected;
+        for a count of rows, a column of the frame that holds no missing value (any column's
+        length is the number of rows), or the first one with its missing values imputed."""
+        if stat.column is not None:
+            return self.visit_column(Column(stat.column), state)
+        columns = getattr(state.chain.output_domain, "columns", None)
+        if columns is None:
+            return state
+        if stat.name != "count":
+            raise MakeError(f"{stat.name}() needs a column here: dp.{stat.name}(column, ...)")
+        name = next((c for c, e in columns.items() if not e.nan), None)
+        if name is not None:
+            return self.visit_column(Column(name), state)
+        first = self.visit_column(Column(next(iter(columns))), state)   # a float column, admitting NaN
+        return self.apply(first, trans.make_impute_constant, constant=0.0)
 
     def visit_then(self, step: Then, state: State) -> State:
         chain = state.chain

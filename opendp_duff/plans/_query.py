@@ -22,7 +22,7 @@ import attrs
 from ..core import Measurement, PartialConstructor
 from ..errors import MakeError, MakeTypeError
 from ._casts import Budget
-from ._steps import STEP_KINDS, Clamp, Column, GroupBy, Impute, Step, Then
+from ._steps import STEP_KINDS, Agg, Clamp, Column, GroupBy, Impute, Stat, Step, Then
 from ._vocabulary import ENTRIES, step_factory
 
 __all__ = ["Query", "query", "Binding"]
@@ -38,6 +38,7 @@ class Binding(Protocol):
     def check(self, plan: Query) -> None: ...
     def resolve(self, plan: Query) -> Measurement: ...
     def release(self, plan: Query) -> Any: ...
+    def summarize(self, plan: Query, alpha: float, **assumptions: Any) -> Any: ...
 
 
 def _steps(steps: Iterable[Step]) -> tuple[Step, ...]:
@@ -107,6 +108,38 @@ class Query:
         admits NaN (a float column of a data frame, unless declared otherwise) needs this before
         a statistic that reads values."""
         return self._then(Impute(constant))
+
+    def agg(self, *statistics: Stat, weights: Any = None, **named: Stat) -> Query:
+        """End the plan in several statistics released together, as one frame.
+
+        Each statistic is a value such as ``dp.count()``, ``dp.median("delay", bounds=(0, 600))``
+        or ``dp.quantile("delay", 0.9, bounds=...)``; named ones (``n=dp.count()``) give their
+        column of the release its name, the others are named ``<column>_<statistic>``
+        (``count`` for a count of rows).  Without :meth:`group_by` the release is a one-row
+        frame of the data's library (a dict for 1-D data); after it, one row per key.
+
+        The query's budget is split among the statistics in proportion to ``weights`` (a list
+        in the order given, or a dict by name; equal shares by default): each statistic's share
+        is ``budget * w_i / sum(w)`` rounded down (the last takes what the others leave), its
+        free parameter is calibrated to that share, and the release is charged the query's
+        budget once (the exact sum of the shares never exceeds it).  Two statistics with one
+        name, or one named as a grouping column, are refused before any data is read.
+
+        Example:
+            >>> import opendp_duff as dp
+            >>> dp.query().agg(n=dp.count(), median=dp.median("delay", bounds=(0.0, 600.0)))
+            query().agg(n=count(), median=median('delay', bounds=(0.0, 600.0)), weights=(1, 1))
+        """
+        pairs = [(None, s) for s in statistics] + list(named.items())
+        labels = [label for label, _ in pairs]
+        if weights is None:
+            weights = (1,) * len(pairs)
+        elif isinstance(weights, dict):
+            if None in labels or set(weights) != set(labels):
+                raise MakeError(f"weights by name ({sorted(map(str, weights))!r}) need every statistic named "
+                                f"(n=dp.count(), ...) and one weight per name ({labels!r})")
+            weights = tuple(weights[label] for label in labels)
+        return self._then(Agg(tuple(pairs), weights))
 
     def then(self, partial: PartialConstructor) -> Query:
         """Append a partial constructor (``dp.t.then_x(...)``, or a fully given ``dp.m.then_x(...)``).
@@ -192,6 +225,12 @@ class Query:
     def release(self) -> Any:
         """Run the plan on the context's data and charge its budget (see ``Context.release``)."""
         return self._bound().release(self)
+
+    def summarize(self, alpha: float = 0.05, *, spread: Any = None, within: int = 1, n: Any = None) -> Any:
+        """What each statistic of the plan promises, before anything is spent (see
+        ``Context.summarize``): one row per statistic with its budget, mechanism, scale,
+        accuracy, unit and the statement the accuracy stands for."""
+        return self._bound().summarize(self, alpha, spread=spread, within=within, n=n)
 
 
 def _statistic_method(name: str, declaration: Callable[..., Any]) -> Callable[..., Query]:

@@ -10,14 +10,17 @@ new class here and one method in each planner.
   transformations; :class:`Statistic` ends the plan in a measurement of the vocabulary
   (:mod:`._vocabulary`); :class:`Then` appends a partial constructor built by hand (it has no
   JSON form).
+* :class:`Agg` ends the plan in several statistics at once: named :class:`Stat` values (each
+  a statistic of the vocabulary on a column, ``dp.median("x", bounds=...)``) and the weights
+  by which the query's budget is split among them.
 * The steps the plan language is designed to take next fit the same mould: a row filter or a
   derived column is a frame-level step holding an expression's text; ``group_by`` over several
-  columns or with discovered keys is :class:`GroupBy` with a longer ``by`` or ``keys=None``;
-  several statistics in one query is a step holding named :class:`Statistic` values and their
-  shares of the budget.
+  columns or with discovered keys is :class:`GroupBy` with a longer ``by`` or ``keys=None``.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any, ClassVar, Optional, Protocol
 
 import attrs
@@ -26,7 +29,8 @@ from ..core import PartialConstructor
 from ..errors import MakeError, MakeTypeError
 from ._values import decode, encode, normalise
 
-__all__ = ["Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then", "STEP_KINDS"]
+__all__ = ["Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then", "Stat", "Agg",
+           "STEP_KINDS"]
 
 Arguments = tuple[tuple[str, Any], ...]
 
@@ -41,6 +45,7 @@ class Visitor(Protocol):
     def visit_transform(self, step: Transform, state: Any) -> Any: ...
     def visit_statistic(self, step: Statistic, state: Any) -> Any: ...
     def visit_then(self, step: Then, state: Any) -> Any: ...
+    def visit_agg(self, step: Agg, state: Any) -> Any: ...
 
 
 class Step:
@@ -215,4 +220,98 @@ class Then(Step):
         return f"then({self.partial.name})"
 
 
-STEP_KINDS: dict[str, type[Step]] = {cls.kind: cls for cls in (Column, GroupBy, Clamp, Impute, Transform, Statistic)}
+@attrs.frozen(repr=False)
+class Stat:
+    """A statistic as a value, before any data: the vocabulary's statistic ``name`` on
+    ``column`` (None: the column the plan selected, or the rows for ``count``), with its
+    arguments.  Built by ``dp.median("x", bounds=(0, 10))``, ``dp.count()``... and aggregated
+    by ``query.agg(...)``."""
+
+    name: str = attrs.field(validator=attrs.validators.instance_of(str))
+    column: Optional[str] = attrs.field(validator=attrs.validators.optional(attrs.validators.instance_of(str)))
+    args: Arguments = attrs.field(converter=_arguments_field)
+
+    def __repr__(self) -> str:
+        column = () if self.column is None else ((None, self.column),)
+        return f"{self.name}({', '.join(repr(v) if k is None else f'{k}={v!r}' for k, v in (*column, *self.args))})"
+
+    def to_json_data(self) -> dict[str, Any]:
+        return {"statistic": self.name, "column": self.column, "args": {k: encode(v) for k, v in self.args}}
+
+    @classmethod
+    def from_json_data(cls, data: Any) -> Stat:
+        if not isinstance(data, dict) or set(data) != {"statistic", "column", "args"} \
+                or not isinstance(data["args"], dict):
+            raise MakeError("a statistic of an 'agg' step is an object with the fields ['args', 'column', "
+                            "'statistic']")
+        try:
+            return cls(data["statistic"], data["column"],
+                       tuple(sorted((str(k), decode(x)) for k, x in data["args"].items())))
+        except TypeError as exc:
+            raise MakeError(f"a statistic of an 'agg' step in the JSON plan is malformed: {exc}") from None
+
+
+def _weight(value: Any) -> Any:
+    weight = normalise(value, "weights")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float, Fraction)) \
+            or not (0 < weight < math.inf):
+        raise MakeError(f"a weight ({value!r}) must be a positive, finite number")
+    return weight
+
+
+def _statistics(value: Any) -> tuple[tuple[Optional[str], Stat], ...]:
+    statistics = tuple((label, stat) for label, stat in value)
+    if not statistics:
+        raise MakeError("agg() needs at least one statistic: .agg(n=dp.count(), ...)")
+    for label, stat in statistics:
+        if not isinstance(stat, Stat):
+            raise MakeTypeError(f"agg() takes statistics such as dp.count() or dp.median(column, bounds=...), "
+                                f"not {type(stat).__name__}")
+        if label is not None and (not isinstance(label, str) or not label):
+            raise MakeTypeError(f"a statistic's label ({label!r}) must be a non-empty string")
+    return statistics
+
+
+@attrs.frozen
+class Agg(Step):
+    """Several statistics released together: ``statistics`` holds (label, :class:`Stat`) pairs
+    (a label None is derived from the statistic and its column), and the query's budget is
+    split among them in proportion to ``weights`` (all 1 by default: equal shares)."""
+
+    kind: ClassVar[str] = "agg"
+    ends: ClassVar[bool] = True
+    statistics: tuple[tuple[Optional[str], Stat], ...] = attrs.field(converter=_statistics)
+    weights: tuple[Any, ...] = attrs.field(converter=lambda w: tuple(_weight(x) for x in w))
+
+    @weights.validator
+    def _one_per_statistic(self, attribute: Any, value: tuple[Any, ...]) -> None:
+        if len(value) != len(self.statistics):
+            raise MakeError(f"weights ({list(value)!r}) must give one weight per statistic "
+                            f"({len(self.statistics)})")
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_agg(self, state)
+
+    def __str__(self) -> str:
+        stats = [repr(s) if label is None else f"{label}={s!r}" for label, s in self.statistics]
+        return f"agg({', '.join(stats)}, weights={self.weights!r})"
+
+    def to_json_data(self) -> dict[str, Any]:
+        return {"step": self.kind, "weights": encode(self.weights),
+                "statistics": [{"label": label, **stat.to_json_data()} for label, stat in self.statistics]}
+
+    @classmethod
+    def from_json_data(cls, data: dict[str, Any]) -> Step:
+        if set(data) != {"statistics", "weights"} or not isinstance(data["statistics"], list):
+            raise MakeError("an 'agg' step has the fields ['statistics', 'weights']")
+        statistics = []
+        for item in data["statistics"]:
+            if not isinstance(item, dict) or "label" not in item:
+                raise MakeError("each statistic of an 'agg' step has a label (or null)")
+            item = dict(item)
+            statistics.append((item.pop("label"), Stat.from_json_data(item)))
+        return cls(tuple(statistics), decode(data["weights"]))
+
+
+STEP_KINDS: dict[str, type[Step]] = {cls.kind: cls for cls in (Column, GroupBy, Clamp, Impute, Transform, Statistic,
+                                                              Agg)}
