@@ -86,7 +86,8 @@ def summarize(compiled: Compiled, budget: Any, alpha: float, *, spread: Any = No
     rows = []
     for (label, family, param), share in zip(entries, compiled.shares(budget), strict=True):
         assume = Assumptions(_number(_for(spread, label), "spread"),
-                             v.number("within", _for(within, label) or 1, integer=True, positive=True),
+                             v.number("within", 1 if _for(within, label) is None else _for(within, label),
+                                      integer=True, positive=True),
                              _count(_for(n, label)))
         record: Optional[Accuracy] = None if family.accuracy is None else family.accuracy(param, alpha, assume)
         rows.append({"statistic": label, "budget": share,
