@@ -33,6 +33,7 @@ from ..core import Measurement, Transformation
 from ..errors import MakeError
 from ..metrics import Metric
 from ._casts import Budget, cast, epsilon_part
+from ._discovery import Discovery
 from ._shares import Shares
 
 __all__ = ["Target", "Family", "Grouping", "State", "Compiled", "Part", "Assumptions"]
@@ -116,11 +117,14 @@ class Part:
 
 @attrs.frozen
 class Grouping:
-    """A partition of the rows by public keys: ``outer`` maps the data to the parts."""
+    """A partition of the rows by public keys: ``outer`` maps the data to the parts.  With
+    ``discovery``, the keys are discovered from the data and ``outer`` is the partition by
+    placeholder keys that the grouped stage is calibrated on (:mod:`._discovery`)."""
 
     outer: Transformation
     by: str
     keys: tuple[Any, ...]
+    discovery: Optional[Discovery] = None
 
 
 @attrs.frozen
@@ -169,25 +173,47 @@ class Compiled:
         return entry
 
     def shares(self, budget: Optional[Budget]) -> tuple[Optional[Budget], ...]:
-        """The budget of each statistic: the parts' shares of ``budget`` by their weights (one
-        statistic: the budget itself; None: every parameter is given)."""
-        parts = self.state.parts
+        """The budget of each statistic: the parts' shares by their weights of what the
+        statistics get (one statistic: all of it; None: every parameter is given)."""
+        parts, budget = self.state.parts, self._split(budget)[1]
         if not parts:
             return (budget,)
         if budget is None:
             return (None,) * len(parts)
         return tuple(Shares(budget, len(parts), [ar.Q(p.weight) for p in parts]))
 
+    def key_parameters(self, budget: Optional[Budget]) -> Optional[tuple[Budget, float, float]]:
+        """(budget, scale, threshold) of the discovery of keys, or None when the keys are public."""
+        grouping = self.state.grouping
+        if grouping is None or grouping.discovery is None:
+            return None
+        keys_budget = self._split(budget)[0]
+        assert keys_budget is not None
+        return (keys_budget, *grouping.discovery.parameters(self.target.d_in, keys_budget))
+
+    def _split(self, budget: Optional[Budget]) -> tuple[Optional[Budget], Optional[Budget]]:
+        """(the keys' part, the statistics' part) of the budget: all to the statistics unless the
+        keys are discovered."""
+        grouping = self.state.grouping
+        if grouping is None or grouping.discovery is None:
+            return None, budget
+        if budget is None:
+            raise MakeError("discovering keys needs a budget: use ctx.query(epsilon=..., delta=...)")
+        share = ar.Q(grouping.discovery.share)
+        keys, statistics = Shares(budget, 2, [share, 1 - share])
+        return keys, statistics
+
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
-        state, target = self.state, self.target
+        state = self.state
         if state.parts:
             return self._calibrate_parts(budget)
         family = state.family
         if family is None:
             raise MakeError("the query does not end in a measurement: add .median(), .count(), .laplace()...")
-        found, part = self._fit(state.chain, family, budget)
+        found, part = self._fit(state.chain, family, self._split(budget)[1])
         measurement = part if state.grouping is None else (
-            self._grouped(part) >> _release_frame(target, state.grouping, [_label(state, family)], single=True))
+            self._grouped(part, budget) >> _release_frame(self.target, state.grouping.by,
+                                                          [_label(state, family)], single=True))
         self._check(measurement, budget, "the query")
         return found, measurement
 
@@ -197,8 +223,8 @@ class Compiled:
         found, measurements = [], []
         for part, share in zip(state.parts, self.shares(budget), strict=True):
             param, measurement = self._fit(part.chain, part.family, share)
-            grouped = measurement if state.grouping is None else self._grouped(measurement)
-            self._check(grouped, share, f"the statistic {part.label!r}")
+            self._check(measurement if state.grouping is None else self._parallel(measurement), share,
+                        f"the statistic {part.label!r}")
             found.append(param)
             measurements.append(measurement)
         composed = comb.make_composition(measurements)
@@ -206,7 +232,7 @@ class Compiled:
         if state.grouping is None:
             whole = composed >> _release_row(target, labels)
         else:
-            whole = self._grouped(composed) >> _release_frame(target, state.grouping, labels, single=False)
+            whole = self._grouped(composed, budget) >> _release_frame(target, state.grouping.by, labels, single=False)
         self._check(whole, budget, "the query")
         return tuple(found), whole
 
@@ -232,12 +258,24 @@ class Compiled:
             found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
         return found, part(found)
 
-    def _grouped(self, part: Measurement) -> Measurement:
-        grouping = self.state.grouping
-        assert grouping is not None
-        outer = grouping.outer
+    def _parallel(self, part: Measurement, outer: Optional[Transformation] = None) -> Measurement:
+        """``part`` on every group of ``outer`` (by default the grouping's)."""
+        assert self.state.grouping is not None
+        outer = self.state.grouping.outer if outer is None else outer
         parallel = self.target.constructor(comb.make_parallel_composition)
         return _measurement(outer >> parallel(outer.output_domain, outer.output_metric, part))
+
+    def _grouped(self, part: Measurement, budget: Optional[Budget]) -> Measurement:
+        """The grouped release ``(keys, releases)``: over the public keys, or over the keys
+        discovered with the keys' part of ``budget``."""
+        grouping = self.state.grouping
+        assert grouping is not None
+        if grouping.discovery is None:
+            keys = grouping.keys
+            return self._parallel(part) >> (lambda releases: (keys, releases))
+        keys_budget = self._split(budget)[0]
+        found = grouping.discovery.keys(self.target.d_in, keys_budget)
+        return grouping.discovery.measurement(found, self._parallel(part), lambda outer: self._parallel(part, outer))
 
     def _check(self, measurement: Measurement, budget: Optional[Budget], what: str) -> None:
         if budget is not None and not measurement.check(self.target.d_in, budget):
@@ -283,13 +321,15 @@ def _label(state: State, family: Family) -> str:
     return label
 
 
-def _release_frame(target: Target, grouping: Grouping, labels: list[str], single: bool) -> Callable[[Any], Any]:
-    """The grouped releases (per key: one value, or a tuple with one per label) as one frame."""
-    by, keys, frame = grouping.by, list(grouping.keys), target.frame
+def _release_frame(target: Target, by: str, labels: list[str], single: bool) -> Callable[[Any], Any]:
+    """A grouped release ``(keys, releases)`` (per key: one value, or a tuple with one per label)
+    as one frame with the column ``by`` and one per label."""
+    frame = target.frame
 
-    def to_frame(releases: Any) -> Any:
+    def to_frame(grouped: Any) -> Any:
+        keys, releases = grouped
         rows = [(r,) for r in releases] if single else list(releases)
-        return frame({by: keys, **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
+        return frame({by: list(keys), **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
 
     return to_frame
 

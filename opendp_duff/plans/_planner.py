@@ -19,6 +19,7 @@ from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
 from ..metrics import ChangeOneDistance
+from ._discovery import Discovery, placeholders, refuse_measure
 from ._compiled import Compiled, Family, Grouping, Part, State, Target
 from ._steps import Agg, Clamp, Column, GroupBy, Impute, Stat, Statistic, Step, Then, Transform
 from ._vocabulary import entry_for
@@ -117,16 +118,29 @@ class Planner:
             raise MakeError(".group_by() comes first in a query, before .column()")
         if len(step.by) != 1:
             raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
-        if step.keys is None:
-            raise MakeError("group_by() needs the public keys (keys=[...]): discovering keys from the data is "
-                            "not available yet")
-        if getattr(state.chain.output_domain, "columns", None) is None:
+        columns = getattr(state.chain.output_domain, "columns", None)
+        if columns is None:
             raise MakeError(".group_by() needs a data frame")
-        outer = self.apply(state, trans.make_partition_by, by=step.by[0], keys=step.keys).chain
+        by = step.by[0]
+        discovery = None
+        keys = step.keys
+        if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
+            refuse_measure(self.target.measure)
+            if by not in columns:
+                raise MakeError(f"by ({by!r}) must be one of the columns {list(columns)!r}")
+            counts = self.apply(self.apply(state, trans.make_select_column, key=by), trans.make_count_by_key).chain
+
+            def partition(found: tuple[Any, ...]) -> Transformation:
+                return self.apply(state, trans.make_partition_by, by=by, keys=found).chain
+
+            l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
+            keys = placeholders(columns[by].T, max(1, l0))
+            discovery = Discovery(counts, partition, step.key_share)
+        outer = self.apply(state, trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric
         part = trans.make_identity(domain.part_domain, metric.inner)
-        return State(part, Grouping(outer, step.by[0], tuple(domain.keys)))
+        return State(part, Grouping(outer, by, tuple(domain.keys), discovery))
 
     def visit_clamp(self, step: Clamp, state: State) -> State:
         self.column_space(state, ".clamp()")

@@ -89,15 +89,21 @@ class Query:
         """Select the column ``name`` of a data frame."""
         return self._then(Column(name))
 
-    def group_by(self, by: str, keys: Optional[Sequence[Any]] = None) -> Query:
-        """Split the data frame by the column ``by`` into one group per public key, in order.
+    def group_by(self, by: str, keys: Optional[Sequence[Any]] = None, *, key_share: float = 0.5) -> Query:
+        """Split the data frame by the column ``by`` into one group per key, in order.
 
-        Rows whose key is not in ``keys`` are dropped; a key absent from the data still gets a
-        release.  The release is a data frame of the data's library with the column ``by`` (the
-        keys) and one column for the statistic, named ``<column>_<statistic>`` (with ``_dp``
-        appended if that is ``by``).  ``keys`` is required (public keys).
+        With public ``keys``, rows whose key is not among them are dropped, and a key absent
+        from the data still gets a release.  Without ``keys`` (in an (epsilon, delta) context
+        only: pure DP cannot release a key that one person holds), the keys are discovered
+        from the data: the part ``key_share`` (in (0, 1); half by default) of the query's budget
+        releases the keys whose noisy count passes a threshold (``dp.m.make_threshold_keys``,
+        calibrated so that a key held by one person's rows is released with probability
+        within that part's delta), and the rest of the budget pays for the statistics of each
+        discovered key.  The release is a data frame of the data's library with the column
+        ``by`` (the keys) and one column per statistic (``<column>_<statistic>`` for one
+        statistic, with ``_dp`` appended if that is ``by``; see :meth:`agg` for several).
         """
-        return self._then(GroupBy(by, keys))
+        return self._then(GroupBy(by, keys, key_share))
 
     def clamp(self, bounds: tuple[Any, Any]) -> Query:
         """Clamp every value of the column into ``bounds = (lo, hi)`` (public)."""

@@ -119,20 +119,43 @@ def _keys(value: Any) -> Optional[tuple[Any, ...]]:
     return None if value is None else tuple(normalise(value, "keys"))
 
 
+def _key_share(value: Any) -> Any:
+    share = normalise(value, "key_share")
+    if isinstance(share, bool) or not isinstance(share, (int, float, Fraction)) or not 0 < share < 1:
+        raise MakeError(f"key_share ({value!r}) must be a number in (0, 1): the part of the query's budget "
+                        "spent on discovering the keys")
+    return share
+
+
 @attrs.frozen
 class GroupBy(Step):
-    """Split the rows by the columns ``by``, one group per public key (``keys``)."""
+    """Split the rows by the columns ``by``, one group per public key (``keys``), or per key
+    discovered from the data (``keys=None``) with the part ``key_share`` of the query's budget."""
 
     kind: ClassVar[str] = "group_by"
     by: tuple[str, ...] = attrs.field(converter=_by)
     keys: Optional[tuple[Any, ...]] = attrs.field(converter=_keys)
+    key_share: Any = attrs.field(default=0.5, converter=_key_share)
 
     def accept(self, visitor: Visitor, state: Any) -> Any:
         return visitor.visit_group_by(self, state)
 
     def __str__(self) -> str:
         by = self.by[0] if len(self.by) == 1 else self.by
-        return f"group_by({by!r}, keys={self.keys!r})"
+        share = "" if self.keys is not None else f", key_share={self.key_share!r}"
+        return f"group_by({by!r}, keys={self.keys!r}{share})"
+
+    def to_json_data(self) -> dict[str, Any]:
+        data = super().to_json_data()
+        if self.keys is not None:          # the share matters only when the keys are discovered
+            del data["key_share"]
+        return data
+
+    @classmethod
+    def from_json_data(cls, data: dict[str, Any]) -> Step:
+        if "key_share" not in data:
+            data = {**data, "key_share": 0.5}
+        return super().from_json_data(data)
 
 
 @attrs.frozen

@@ -6,7 +6,9 @@ accuracy record (:mod:`opendp_duff.accuracy`, proved in ``proofs/accuracy/accura
 parameter chosen.  The Duff quantiles have no rank bound that holds for all data (ties at the
 target defeat every one): their row states a bound only under the condition the analyst gives
 (``spread``, ``within``), and otherwise says so with an infinite figure.  Likewise the Duff
-mean's bound is for data of ``n`` records, a number the analyst states.
+mean's bound is for data of ``n`` records, a number the analyst states.  A plan that discovers
+its keys has a first row for them: the count from which a key is released with probability at
+least 1 - alpha.
 """
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional
 
 from .. import _validate as v
-from ..accuracy import Accuracy, duff_mean_accuracy, duff_mode_accuracy, duff_quantile_accuracy, laplace_accuracy
+from ..accuracy import (Accuracy, duff_mean_accuracy, duff_mode_accuracy, duff_quantile_accuracy, laplace_accuracy,
+                        threshold_keys_accuracy)
 from ._compiled import Assumptions, Compiled
 
 __all__ = ["summarize", "rank_accuracy", "mean_accuracy", "mode_accuracy", "noise_accuracy", "COLUMNS"]
@@ -83,7 +86,14 @@ def summarize(compiled: Compiled, budget: Any, alpha: float, *, spread: Any = No
     else:
         assert state.family is not None
         entries = [(state.family.label, state.family, found)]
-    rows = []
+    rows: list[dict[str, Any]] = []
+    discovery = compiled.key_parameters(budget)
+    if discovery is not None:
+        assert state.grouping is not None
+        keys_budget, scale, threshold = discovery
+        keys = threshold_keys_accuracy(scale, alpha, threshold=threshold)
+        rows.append({"statistic": f"keys of {state.grouping.by}", "budget": keys_budget, "mechanism": keys.mechanism,
+                     "scale": keys.scale, "accuracy": keys.accuracy, "unit": keys.unit, "statement": keys.statement})
     for (label, family, param), share in zip(entries, compiled.shares(budget), strict=True):
         assume = Assumptions(_number(_for(spread, label), "spread"),
                              v.number("within", 1 if _for(within, label) is None else _for(within, label),
