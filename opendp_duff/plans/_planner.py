@@ -18,10 +18,11 @@ import attrs
 from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
+from ..expressions import ExprType, check, check_predicate, parse
 from ..metrics import ChangeOneDistance
 from ._discovery import Discovery, placeholders, refuse_measure
 from ._compiled import Compiled, Family, Grouping, Part, State, Target
-from ._steps import Agg, Clamp, Column, GroupBy, Impute, Stat, Statistic, Step, Then, Transform
+from ._steps import Agg, Clamp, Column, Filter, GroupBy, Impute, Stat, Statistic, Step, Then, Transform, WithColumn
 from ._vocabulary import entry_for
 
 __all__ = ["Planner", "compile_plan", "check_target"]
@@ -142,6 +143,25 @@ class Planner:
         part = trans.make_identity(domain.part_domain, metric.inner)
         return State(part, Grouping(outer, by, tuple(domain.keys), discovery))
 
+    def visit_filter(self, step: Filter, state: State) -> State:
+        return self._row_wise(state, ".filter()", "make_filter", predicate=step.predicate)
+
+    def visit_with_column(self, step: WithColumn, state: State) -> State:
+        return self._row_wise(state, ".with_column()", "make_with_column", name=step.name, expr=step.expr)
+
+    def _row_wise(self, state: State, what: str, constructor: str, **kwargs: Any) -> State:
+        """A row-wise step on the frame the plan reached (the data, or each group): the
+        constructor types its expression against the frame's columns before any data is read."""
+        if state.column is not None or getattr(state.chain.output_domain, "columns", None) is None:
+            raise MakeError(f"{what} acts on the rows of a data frame: put it before .column()")
+        make = getattr(trans, constructor, None)
+        if make is None:
+            predicate = constructor == "make_filter"
+            typed(state.chain.output_domain, kwargs["predicate" if predicate else "expr"], predicate)
+            raise MakeError(f"{what} is typed against the data's columns, but this build cannot run it: "
+                            f"dp.t.{constructor} is missing")
+        return self.apply(state, make, **kwargs)
+
     def visit_clamp(self, step: Clamp, state: State) -> State:
         self.column_space(state, ".clamp()")
         return self.apply(state, trans.make_clamp, bounds=step.bounds)
@@ -211,6 +231,18 @@ class Planner:
             label = step.partial.name.split("(")[0].replace("then_", "")
             return attrs.evolve(state, family=Family(lambda p, b: built, label, None))
         return attrs.evolve(state, chain=_transformation(chain >> built))
+
+
+def typed(domain: Any, text: str, predicate: bool) -> None:
+    """Type the expression ``text`` against the columns of the frame ``domain`` (a float column
+    that admits NaN is nullable): refuses an unknown column or a type mismatch, and a filter
+    whose expression is not a predicate."""
+    schema = {name: ExprType(elem.T, elem.T is float and bool(elem.nan)) for name, elem in domain.columns.items()}
+    expr = parse(text)
+    if predicate:
+        check_predicate(expr, schema)
+    else:
+        check(expr, schema)
 
 
 def compile_plan(steps: tuple[Step, ...], target: Target) -> Compiled:

@@ -22,7 +22,7 @@ import attrs
 from ..core import Measurement, PartialConstructor
 from ..errors import MakeError, MakeTypeError
 from ._casts import Budget
-from ._steps import STEP_KINDS, Agg, Clamp, Column, GroupBy, Impute, Stat, Step, Then
+from ._steps import STEP_KINDS, Agg, Clamp, Column, Filter, GroupBy, Impute, Stat, Step, Then, WithColumn
 from ._vocabulary import ENTRIES, step_factory
 
 __all__ = ["Query", "query", "Binding"]
@@ -104,6 +104,18 @@ class Query:
         statistic, with ``_dp`` appended if that is ``by``; see :meth:`agg` for several).
         """
         return self._then(GroupBy(by, keys, key_share))
+
+    def filter(self, predicate: str) -> Query:
+        """Keep the rows of the data frame (or of each group) on which ``predicate`` is TRUE, an
+        expression of :mod:`opendp_duff.expressions` such as ``"dep_delay IS NOT NULL AND origin =
+        'JFK'"`` (``dp.t.make_filter``).  It is parsed now and typed against the data's columns
+        before any data is read."""
+        return self._then(Filter(predicate))
+
+    def with_column(self, name: str, expr: str) -> Query:
+        """Add the column ``name`` computed from each row by ``expr``, such as ``"dep_delay -
+        arr_delay"`` (``dp.t.make_with_column``); later steps and statistics may read it."""
+        return self._then(WithColumn(name, expr))
 
     def clamp(self, bounds: tuple[Any, Any]) -> Query:
         """Clamp every value of the column into ``bounds = (lo, hi)`` (public)."""

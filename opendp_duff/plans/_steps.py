@@ -13,9 +13,11 @@ new class here and one method in each planner.
 * :class:`Agg` ends the plan in several statistics at once: named :class:`Stat` values (each
   a statistic of the vocabulary on a column, ``dp.median("x", bounds=...)``) and the weights
   by which the query's budget is split among them.
-* The steps the plan language is designed to take next fit the same mould: a row filter or a
-  derived column is a frame-level step holding an expression's text; ``group_by`` over several
-  columns or with discovered keys is :class:`GroupBy` with a longer ``by`` or ``keys=None``.
+* :class:`Filter` and :class:`WithColumn` are frame-level steps holding an expression of
+  :mod:`opendp_duff.expressions` in its canonical text (parsed when the step is built, so a
+  syntax error is refused at once and two spellings of one expression are one step).
+* ``group_by`` with discovered keys is :class:`GroupBy` with ``keys=None``; over several
+  columns, a longer ``by``.
 """
 from __future__ import annotations
 
@@ -27,10 +29,11 @@ import attrs
 
 from ..core import PartialConstructor
 from ..errors import MakeError, MakeTypeError
+from ..expressions import parse, to_text
 from ._values import decode, encode, normalise
 
 __all__ = ["Step", "Column", "GroupBy", "Clamp", "Impute", "Transform", "Statistic", "Then", "Stat", "Agg",
-           "STEP_KINDS"]
+           "Filter", "WithColumn", "STEP_KINDS"]
 
 Arguments = tuple[tuple[str, Any], ...]
 
@@ -46,6 +49,8 @@ class Visitor(Protocol):
     def visit_statistic(self, step: Statistic, state: Any) -> Any: ...
     def visit_then(self, step: Then, state: Any) -> Any: ...
     def visit_agg(self, step: Agg, state: Any) -> Any: ...
+    def visit_filter(self, step: Filter, state: Any) -> Any: ...
+    def visit_with_column(self, step: WithColumn, state: Any) -> Any: ...
 
 
 class Step:
@@ -156,6 +161,48 @@ class GroupBy(Step):
         if "key_share" not in data:
             data = {**data, "key_share": 0.5}
         return super().from_json_data(data)
+
+
+def _expression(value: Any) -> str:
+    """An expression's canonical text (the parser refuses a syntax error, quoting the text)."""
+    if not isinstance(value, str):
+        raise MakeTypeError(f"an expression must be text (str), not {type(value).__name__}")
+    return to_text(parse(value))
+
+
+@attrs.frozen
+class Filter(Step):
+    """Keep the rows on which the expression ``predicate`` is TRUE."""
+
+    kind: ClassVar[str] = "filter"
+    predicate: str = attrs.field(converter=_expression)
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_filter(self, state)
+
+    def __str__(self) -> str:
+        return f"filter({self.predicate!r})"
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise MakeTypeError(f"name ({value!r}) must be a non-empty column name (str)")
+    return value
+
+
+@attrs.frozen
+class WithColumn(Step):
+    """Add the column ``name`` computed from each row by the expression ``expr``."""
+
+    kind: ClassVar[str] = "with_column"
+    name: str = attrs.field(converter=_name)
+    expr: str = attrs.field(converter=_expression)
+
+    def accept(self, visitor: Visitor, state: Any) -> Any:
+        return visitor.visit_with_column(self, state)
+
+    def __str__(self) -> str:
+        return f"with_column({self.name!r}, {self.expr!r})"
 
 
 @attrs.frozen
@@ -337,4 +384,4 @@ class Agg(Step):
 
 
 STEP_KINDS: dict[str, type[Step]] = {cls.kind: cls for cls in (Column, GroupBy, Clamp, Impute, Transform, Statistic,
-                                                              Agg)}
+                                                              Agg, Filter, WithColumn)}
