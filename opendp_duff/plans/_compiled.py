@@ -129,13 +129,15 @@ class Grouping:
 
 @attrs.frozen
 class State:
-    """Where a plan has got to: ``chain`` starts at the data, or at a part when grouped."""
+    """Where a plan has got to: ``chain`` starts at the data, or at a part when grouped;
+    ``not_null`` names the columns that a filter of the plan left without missing values."""
 
     chain: Transformation
     grouping: Optional[Grouping] = None
     column: Optional[str] = None
     family: Optional[Family] = None
     parts: tuple[Part, ...] = ()
+    not_null: frozenset[str] = frozenset()
 
 
 @attrs.frozen(eq=False)

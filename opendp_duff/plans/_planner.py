@@ -18,7 +18,8 @@ import attrs
 from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
-from ..expressions import ExprType, check, check_predicate, parse
+from ..expressions import Between, Compare, ExprType, In, IsNull, Logic, check, check_predicate, parse
+from ..expressions import Column as ExprColumn
 from ..metrics import ChangeOneDistance
 from ._discovery import Discovery, placeholders, refuse_measure
 from ._compiled import Compiled, Family, Grouping, Part, State, Target
@@ -112,7 +113,12 @@ class Planner:
             raise MakeError(f"column {state.column!r} is already selected")
         if getattr(state.chain.output_domain, "columns", None) is None:
             raise MakeError("this data is a single column: build the query without .column()")
-        return attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
+        selected = attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
+        if step.name in state.not_null and selected.chain.output_domain.element_domain.nan:  # type: ignore[attr-defined]
+            # a filter kept only rows where the column is not NULL: the imputation never applies,
+            # and the column's domain then says what the filter guarantees
+            return self.apply(selected, trans.make_impute_constant, constant=0.0)
+        return selected
 
     def visit_group_by(self, step: GroupBy, state: State) -> State:
         if state.grouping is not None or state.column is not None:
@@ -144,7 +150,8 @@ class Planner:
         return State(part, Grouping(outer, by, tuple(domain.keys), discovery))
 
     def visit_filter(self, step: Filter, state: State) -> State:
-        return self._row_wise(state, ".filter()", "make_filter", predicate=step.predicate)
+        filtered = self._row_wise(state, ".filter()", "make_filter", predicate=step.predicate)
+        return attrs.evolve(filtered, not_null=state.not_null | not_null_columns(parse(step.predicate)))
 
     def visit_with_column(self, step: WithColumn, state: State) -> State:
         return self._row_wise(state, ".with_column()", "make_with_column", name=step.name, expr=step.expr)
@@ -231,6 +238,21 @@ class Planner:
             label = step.partial.name.split("(")[0].replace("then_", "")
             return attrs.evolve(state, family=Family(lambda p, b: built, label, None))
         return attrs.evolve(state, chain=_transformation(chain >> built))
+
+
+def not_null_columns(expr: Any) -> frozenset[str]:
+    """The columns that are not NULL on every row where ``expr`` is TRUE: those compared, tested
+    with IN or BETWEEN, or tested IS NOT NULL, in a conjunct (a comparison with a NULL is NULL,
+    never TRUE, in three-valued logic); nothing is inferred through OR or NOT."""
+    if isinstance(expr, Logic):
+        return frozenset().union(*(not_null_columns(a) for a in expr.args)) if expr.op == "AND" else frozenset()
+    if isinstance(expr, Compare):
+        operands: tuple[Any, ...] = (expr.left, expr.right)
+    elif isinstance(expr, (In, Between)) or (isinstance(expr, IsNull) and expr.negated):
+        operands = (expr.operand,)
+    else:
+        return frozenset()
+    return frozenset(o.name for o in operands if isinstance(o, ExprColumn))
 
 
 def typed(domain: Any, text: str, predicate: bool) -> None:

@@ -50,3 +50,18 @@ def test_row_steps_are_typed_before_any_data_is_read(build, match):
     with pytest.raises(MakeError, match=match):
         build(ctx.query(epsilon=0.5))
     assert ctx.spent == 0.0
+
+
+@pytest.mark.parametrize("text, columns", [
+    ("dep_delay IS NOT NULL AND origin = 'JFK'", {"dep_delay", "origin"}),
+    ("a BETWEEN 1 AND 2 AND b NOT IN (1, 2) AND c + 1 > 2", {"a", "b"}),
+    ("a > 1 OR b > 2", set()),
+    ("NOT a IS NULL", set()),
+    ("a IS NULL", set()),
+])
+def test_a_filter_says_which_columns_it_leaves_without_missing_values(text, columns):
+    """Each column named is NULL-free on the rows the predicate keeps (a comparison, IN or
+    BETWEEN with a NULL operand is NULL, never TRUE); OR and NOT infer nothing."""
+    from opendp_duff.expressions import parse
+    from opendp_duff.plans._planner import not_null_columns
+    assert not_null_columns(parse(text)) == columns
