@@ -8,7 +8,7 @@
 * The release has one row per discovered key (real values of the column, never a placeholder);
   when no key passes the threshold it is an empty frame with the same columns.
 * 2,000 seeded releases at delta = 1e-6 for the keys: a key held by one person's row never
-  appears, and a key with 10,000 rows always does.  False-failure rate: each release shows a
+  appears, and a key with 10,000 rows always does.  The false-failure rate: each release shows a
   single-person key with probability at most 5 * 1e-6 (the map's delta for one key, times the
   5 such keys), so some trial does with probability at most 2000 * 5e-6 = 1e-2, twice in a row
   (``rerun_once``) at most 1e-4; the key of 10,000 rows is missed with probability below
