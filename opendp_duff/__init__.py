@@ -9,7 +9,7 @@ and smooth-sensitivity noise.
 """
 from typing import TYPE_CHECKING
 
-from . import c, m, samplers, smooth, t
+from . import c, engines, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
 from .context import Context, loss_of, unit_of
@@ -21,9 +21,9 @@ from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabl
                      NotAMemberValueError)
 from .features import disable_features, enable_features, enabled_features
 from .frames import DataFrameDomain, PartitionDomain, dataframe_domain
-from .measures import (PrivacyProfile, approximate_divergence, max_divergence,
+from .measures import (Measure, PrivacyProfile, approximate_divergence, max_divergence,
                        smoothed_max_divergence, zero_concentrated_divergence)
-from .metrics import (PartitionBound, PartitionDistance, absolute_distance, change_one_distance,
+from .metrics import (Metric, PartitionBound, PartitionDistance, absolute_distance, change_one_distance,
                       inf_difference_distance, l1_distance, l2_distance, linf_distance,
                       partition_distance, symmetric_distance)
 
@@ -31,7 +31,7 @@ from .duff_utility import StepFunction, duff_utility
 from .smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_quantile,
                                  smooth_sensitivity_rounding_slack, smooth_sensitivity_trimmed_mean)
 
-__version__ = "0.1.0"
+from ._version import __version__ as __version__  # the one version source
 
 # Loaded on first use (``dp.audit``): most programs never audit, and the audit modules are a fifth
 # of the package's import time.  scipy is imported only inside the functions that need it.
@@ -51,8 +51,8 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_MODULES))
 
 __all__ = [
-    # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms
-    "t", "m", "c", "smooth", "audit", "samplers",
+    # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms; the data engines
+    "t", "m", "c", "smooth", "audit", "samplers", "engines",
     # the framework
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
     # the analyst's layer: a dataset behind a budget
@@ -60,6 +60,7 @@ __all__ = [
     "count", "median", "quantile", "mean", "sum", "mode",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
+    "Metric", "Measure",
     "absolute_distance", "change_one_distance", "inf_difference_distance", "l1_distance",
     "l2_distance", "linf_distance", "symmetric_distance",
     "PartitionDistance", "PartitionBound", "partition_distance",

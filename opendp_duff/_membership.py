@@ -20,6 +20,11 @@ The rules (``docs`` of :func:`opendp_duff.domains.atom_domain` and ``vector_doma
 * a vector is a list, a tuple, a 1-d numpy array, a 1-d array-like with ``__array__``
   (a pandas Series) or a Polars Series; object arrays are checked element by element.  A
   vector of strings is admitted as a numpy array of dtype object holding Python ``str``.
+  A broadcast view (an array with a zero stride) is refused in O(1): it can be far longer
+  than the memory behind it, and every function on it would copy it whole.
+
+Every domain speaks one protocol, :class:`Admits`: ``check(x)`` returns the admitted value or a
+:class:`Refusal` and never raises; ``member`` and ``admit`` are defined from it once.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ from .errors import NotAMember, NotAMemberTypeError, NotAMemberValueError
 if TYPE_CHECKING:
     from .domains import AtomDomain, VectorDomain
 
-__all__ = ["Refusal", "check_atom", "check_vector"]
+__all__ = ["Refusal", "Admits", "check_atom", "check_vector"]
 
 # [proof:element_types]
 _FLOAT_TYPES = (float, np.float16, np.float32, np.float64)   # exact types: no bool, no longdouble
@@ -58,6 +63,37 @@ class Refusal(NamedTuple):
 
     def exception(self, domain: object) -> NotAMember:
         return self.error(domain, self.requirement)
+
+    def within(self, prefix: str) -> Refusal:
+        """The same refusal with a public prefix (a declared column's name, a part's position)."""
+        return Refusal(self.error, f"{prefix}: {self.requirement}")
+
+
+class Admits:
+    """The domain protocol: ``check(x)`` returns the admitted value (the member in canonical
+    form) or a :class:`Refusal`, and never raises; ``member`` and ``admit`` follow from it."""
+
+    __slots__ = ()
+
+    def check(self, x: object) -> Any:
+        """The admitted value of ``x``, or a :class:`Refusal` (never raises)."""
+        raise NotImplementedError
+
+    def member(self, x: object) -> bool:
+        """Whether ``x`` is a member.  Never raises."""
+        return not isinstance(self.check(x), Refusal)
+
+    def admit(self, x: object) -> Any:
+        """``x`` admitted (in canonical form) if it is a member.
+
+        Raises:
+            NotAMemberTypeError, NotAMemberValueError: ``x`` is not a member; the message names
+                the domain and the requirement, never the data.
+        """
+        value = self.check(x)
+        if isinstance(value, Refusal):
+            raise value.exception(self)
+        return value
 
 
 def _type(requirement: str) -> tuple[None, Refusal]:
@@ -168,6 +204,8 @@ def _from_ndarray(T: type, a: np.ndarray) -> tuple[np.ndarray | None, Refusal | 
     if a.ndim != 1:
         return _type("data must be one-dimensional, not a scalar (0-d array)" if a.ndim == 0
                      else f"data must be one-dimensional, not {a.ndim}-dimensional")
+    if a.size > 1 and a.strides[0] == 0:     # one element repeated: O(1), whatever the length
+        return _type("a broadcast view (an array with a zero stride) is refused: pass a copy (np.array(x))")
     kind = a.dtype.kind
     if a.size == 0:                          # no element to check, whatever dtype numpy guessed
         return np.zeros(0, dtype=_EMPTY_DTYPES[T]), None

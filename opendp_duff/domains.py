@@ -1,12 +1,18 @@
 """Domains: the sets of values a function accepts or returns.
 
-A domain answers two questions about a value: ``member(x)`` (a bool; never raises) and
-``admit(x)`` (the member in canonical form, or a :class:`~opendp_duff.errors.NotAMember`
-error that describes the domain and the failed requirement but never the data).
+Every domain speaks one protocol (:class:`~opendp_duff._membership.Admits`): ``check(x)``
+returns the member in canonical form or a refusal, and never raises; ``member(x)`` (a bool)
+and ``admit(x)`` (the member, or a :class:`~opendp_duff.errors.NotAMember` error that describes
+the domain and the failed requirement but never the data) follow from it.
 ``Transformation.__call__`` and ``Measurement.__call__`` call ``admit`` before anything else.
+
+A vector domain may name a data engine (``engine="spark"``): its members are then that engine's
+columns (:mod:`opendp_duff.engines`), which the engine admits.  Without one (``engine=None``) its
+members are local data: lists, numpy arrays, pandas and Polars Series.
 """
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import attrs
@@ -14,14 +20,14 @@ import numpy as np
 
 from . import _validate as v
 from ._constants import EXACT_INT_BOUND
-from ._membership import check_atom, check_vector
+from ._membership import Admits, check_atom, check_vector
 from .errors import MakeError, MakeTypeError
 
 __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
 
 
 @attrs.frozen(repr=False)
-class AtomDomain:
+class AtomDomain(Admits):
     """Single values of type ``T`` (float, int or str), optionally within closed ``bounds``.
 
     Build it with :func:`atom_domain`.  The fields are validated however the domain is built
@@ -73,22 +79,13 @@ class AtomDomain:
         """Whether the domain has bounds."""
         return self.bounds is not None
 
-    def member(self, x: object) -> bool:
-        """Whether ``x`` is a member (see the class docstring).  Never raises."""
-        return check_atom(self, x)[1] is None
-
-    def admit(self, x: object) -> float | int | str:
+    def check(self, x: object) -> Any:
         """``x`` as a Python float (``T=float``), int (``T=int``) or str (``T=str``), exactly,
-        if it is a member.
-
-        Raises:
-            NotAMemberTypeError: ``x`` is the wrong kind of value.
-            NotAMemberValueError: ``x`` is NaN, out of range or outside the bounds.
-        """
+        if it is a member (see the class docstring); else a refusal (a type refusal for the
+        wrong kind of value; a value refusal for NaN, out of range or outside the bounds).
+        Never raises."""
         value, refusal = check_atom(self, x)
-        if refusal is not None:
-            raise refusal.exception(self)
-        return value
+        return value if refusal is None else refusal
 
 
 def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = None,
@@ -123,7 +120,7 @@ def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = No
 
 
 @attrs.frozen(repr=False)
-class VectorDomain:
+class VectorDomain(Admits):
     """Vectors (datasets) whose elements are members of ``element_domain``.
 
     Build it with :func:`vector_domain`.  The fields are validated however the domain is
@@ -136,12 +133,19 @@ class VectorDomain:
     arrays, strings and bytes, dicts, sets, generators, masked arrays.  A member has at most
     2^53 records.  ``size`` is a public, known length (or None: any length, including 0).
     ``sorted=True`` means non-decreasing order; it is the output domain of ``make_sort``
-    (numbers only).
+    (numbers only).  A broadcast numpy view (a zero stride) is refused.
+
+    With ``engine`` (the name of a registered data engine whose columns are not local arrays,
+    ``"spark"``), the members are that engine's columns whose elements are members of
+    ``element_domain`` (``size`` of them if given), admitted by the engine
+    (:mod:`opendp_duff.engines`); ``sorted=True`` then means the column is marked sorted (a
+    Spark column has no row order of its own: every listing of it the engine makes is sorted).
     """
 
     element_domain: AtomDomain
     size: int | None = None
     sorted: bool = False
+    engine: str | None = None
 
     def __attrs_post_init__(self) -> None:
         element_domain, size, sorted = self.element_domain, self.size, self.sorted
@@ -156,6 +160,11 @@ class VectorDomain:
         if sorted and element_domain.T is str:
             raise MakeError("sorted (True) is only defined for numbers, not for T=str")
         object.__setattr__(self, "sorted", bool(sorted))
+        if self.engine is not None:
+            from .engines import column_engine_names   # the engines are built on the domains
+            if self.engine not in column_engine_names():
+                raise MakeError(f"engine ({self.engine!r}) must be None (local data: the local engines share "
+                                f"numpy columns) or one of {builtins.sorted(column_engine_names())}")
 
     def __repr__(self) -> str:
         parts = [repr(self.element_domain)]
@@ -163,41 +172,40 @@ class VectorDomain:
             parts.append(f"size={self.size}")
         if self.sorted:
             parts.append("sorted=True")
+        if self.engine is not None:
+            parts.append(f"engine={self.engine!r}")
         return f"VectorDomain({', '.join(parts)})"
 
-    def member(self, x: object) -> bool:
-        """Whether ``x`` is a member (see the class docstring).  Never raises."""
-        return check_vector(self, x)[1] is None
-
-    def admit(self, x: object) -> np.ndarray:
+    def check(self, x: object) -> Any:
         """``x`` as a 1-d float64 (``T=float``), int64 (``T=int``) or object array of Python
-        ``str`` (``T=str``), equal to it element by element, if it is a member.  The array may
-        be ``x`` itself (a float64 or int64 array, or an object array of Python str, is not
-        copied): callers must not modify it.
-
-        Raises:
-            NotAMemberTypeError: ``x`` (or an element) is the wrong kind of thing.
-            NotAMemberValueError: an element is NaN, out of range or outside the bounds, the
-                length differs from ``size``, or the data is not sorted.
-        """
+        ``str`` (``T=str``), equal to it element by element, if it is a member; else a refusal
+        (a type refusal when ``x`` or an element is the wrong kind of thing; a value refusal
+        for NaN, out of range or outside the bounds, a length other than ``size``, unsorted
+        data).  The array may be ``x`` itself (a float64 or int64 array, or an object array of
+        Python str, is not copied): callers must not modify it.  With an engine, the engine
+        decides (its column itself).  Never raises."""
+        if self.engine is not None:
+            from .engines import engine_named   # the engines are built on the domains: looked up at call time
+            return engine_named(self.engine).check_column(self, x)
         arr, refusal = check_vector(self, x)
-        if refusal is not None:
-            raise refusal.exception(self)
-        assert arr is not None
-        return arr
+        return arr if refusal is None else refusal
 
     def with_(self, **changes: Any) -> VectorDomain:
         """A copy with some fields changed (used by constructors to describe their output)."""
         return attrs.evolve(self, **changes)
 
 
-def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: bool = False) -> VectorDomain:
+def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: bool = False,
+                  engine: str | None = None) -> VectorDomain:
     """The domain of vectors of ``element_domain`` values.
 
     Args:
         element_domain: an :class:`AtomDomain`.
         size: the public number of records, an integer in [0, 2^53], or None (unknown).
         sorted: whether members are in non-decreasing order (not for strings).
+        engine: None (local data: lists, numpy arrays, pandas and Polars Series; a column of a
+            local frame is a numpy array, so the local engines share this domain), or the name
+            of a registered engine with columns of its own (``"spark"``).
 
     Returns:
         A :class:`VectorDomain`; see its docstring for the members.
@@ -205,7 +213,8 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
     Raises:
         MakeTypeError: element_domain is not an AtomDomain; size is not an integer; sorted is
             not a bool.
-        MakeError: size is negative or above 2^53; sorted=True with strings.
+        MakeError: size is negative or above 2^53; sorted=True with strings; engine is not
+            None nor the name of an engine with columns of its own.
 
     Example:
         >>> import opendp_duff as dp
@@ -213,4 +222,4 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
         >>> dom.member([0.1, 0.5]), dom.member([0.5, 0.1]), dom.member(0.5)
         (True, False, False)
     """
-    return VectorDomain(element_domain, size, sorted)   # the class validates its fields
+    return VectorDomain(element_domain, size, sorted, engine)   # the class validates its fields

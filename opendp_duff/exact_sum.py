@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from .errors import MakeError
 
-__all__ = ["exact_mean"]
+__all__ = ["exact_mean", "exact_total"]
 
 _SPLIT = 27        # M = hi 2^27 + lo with 0 <= lo < 2^27 and |hi| <= 2^26
 # (eq:run-length) in proofs/exact_sum/exact_mean.tex: with at most 2^35 terms per run, the int64
@@ -44,17 +44,25 @@ def exact_mean(values: npt.ArrayLike, block: int = BLOCK) -> tuple[int, int]:
     n = x.size
     if n == 0:
         raise MakeError("exact_mean needs a non-empty array")
-    if not 1 <= block <= RUN_LIMIT:
-        raise MakeError(f"block ({block!r}) must lie in [1, 2^35]")
-    if n <= block:
-        total, base = block_sum(x)
-    else:
-        parts = [block_sum(x[a:a + block]) for a in range(0, n, block)]
-        base = min(e for _, e in parts)
-        total = sum(s << (e - base) for s, e in parts)
+    total, base = exact_total(x, block)
     if base >= 0:
         return total << base, n
     return total, n << (-base)
+
+
+def exact_total(values: npt.ArrayLike, block: int = BLOCK) -> tuple[int, int]:
+    """``(S, e)`` with ``sum(values) = S 2^e`` exactly, for an array of finite floats (``(0, 0)``
+    for none), summed in consecutive blocks of at most ``block`` terms (1 <= block <= 2^35)."""
+    x = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    if not 1 <= block <= RUN_LIMIT:
+        raise MakeError(f"block ({block!r}) must lie in [1, 2^35]")
+    if x.size == 0:
+        return 0, 0
+    if x.size <= block:
+        return block_sum(x)
+    parts = [block_sum(x[a:a + block]) for a in range(0, x.size, block)]
+    base = min(e for _, e in parts)
+    return sum(s << (e - base) for s, e in parts), base
 
 
 def block_sum(x: npt.NDArray[np.float64]) -> tuple[int, int]:

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from ._constants import EXACT_INT_BOUND
-from ._membership import Refusal, check_atom
+from ._membership import Admits, Refusal, check_atom
 from .domains import AtomDomain, atom_domain
 from .errors import MakeError, MakeTypeError, NotAMemberTypeError, NotAMemberValueError
 
@@ -30,7 +30,7 @@ __all__ = ["MapDomain", "map_domain", "count_map_domain"]
 
 
 @attrs.frozen(repr=False)
-class MapDomain:
+class MapDomain(Admits):
     """Maps (dictionaries) from members of ``key_domain`` to members of ``value_domain``.
 
     Build it with :func:`map_domain`.  Members: a ``dict`` or any ``collections.abc.Mapping``
@@ -45,22 +45,13 @@ class MapDomain:
     def __repr__(self) -> str:
         return f"MapDomain(keys={self.key_domain!r}, values={self.value_domain!r})"
 
-    def member(self, x: object) -> bool:
-        """Whether ``x`` is a member.  Never raises."""
-        return _check_map(self, x)[1] is None
-
-    def admit(self, x: object) -> dict[Any, Any]:
-        """``x`` as a new dict of canonical keys and values (float keys with +0.0 for a zero).
-
-        Raises:
-            NotAMemberTypeError: ``x`` is not a mapping, or a key or value is the wrong kind.
-            NotAMemberValueError: a key or value is outside its domain (NaN, bounds, range).
-        """
+    def check(self, x: object) -> Any:
+        """``x`` as a new dict of canonical keys and values (float keys with +0.0 for a zero), or
+        a refusal: a type refusal when ``x`` is not a mapping or a key or value is the wrong kind;
+        a value refusal when a key or value is outside its domain (NaN, bounds, range).  Never
+        raises."""
         out, refusal = _check_map(self, x)
-        if refusal is not None:
-            raise refusal.exception(self)
-        assert out is not None
-        return out
+        return out if refusal is None else refusal
 
 
 # [proof:check_map]

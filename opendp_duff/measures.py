@@ -19,7 +19,7 @@ Every bound holds in both directions (x and x' swapped), since the input metrics
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Tuple
+from typing import Any, Callable, Iterable, Tuple
 
 import attrs
 
@@ -28,7 +28,7 @@ from . import arithmetic as ar
 from .errors import MakeError, MapError
 
 __all__ = [
-    "MaxDivergence", "ZeroConcentratedDivergence", "ApproximateDivergence",
+    "Measure", "MaxDivergence", "ZeroConcentratedDivergence", "ApproximateDivergence",
     "SmoothedMaxDivergence", "PrivacyProfile", "ApproximateZeroConcentratedDivergence",
     "max_divergence", "zero_concentrated_divergence", "approximate_divergence",
     "approximate_zero_concentrated_divergence",
@@ -46,8 +46,25 @@ def _nonneg(name: str, x: object) -> float:
         raise MapError(str(exc)) from None
 
 
+class Measure:
+    """The base of every privacy measure: what a measurement's ``d_out`` is, how two compare and
+    how several compose.  A measure is a value object (frozen, compared by its fields)."""
+
+    def validate(self, d: object, name: str = "d_out") -> Any:
+        """``d`` as a distance of this measure; MapError otherwise."""
+        raise NotImplementedError
+
+    def ge(self, a: Any, b: Any) -> bool:
+        """Whether the promise ``a`` is at least as weak as ``b``."""
+        raise NotImplementedError
+
+    def compose(self, ds: Iterable[Any]) -> Any:
+        """The promise of the composition of independent releases with promises ``ds``."""
+        raise NotImplementedError
+
+
 @attrs.frozen
-class _AdditiveMeasure:
+class _AdditiveMeasure(Measure):
     """A measure whose distances are single numbers >= 0 that add under composition."""
 
     def validate(self, d: object, name: str = "d_out") -> float:
@@ -87,7 +104,7 @@ class ZeroConcentratedDivergence(_AdditiveMeasure):
     """
 
 
-class _PairMeasure:
+class _PairMeasure(Measure):
     """A measure whose distances are pairs ``(first, delta)`` of numbers >= 0, compared and added
     componentwise, delta capped at 1; ``first`` names the first part in messages."""
 
@@ -173,7 +190,7 @@ class PrivacyProfile:
 
 
 @attrs.frozen
-class SmoothedMaxDivergence:
+class SmoothedMaxDivergence(Measure):
     """Distances are privacy profiles (:class:`PrivacyProfile`): the promise holds at every delta.
 
     Profiles are not compared or composed here: fix a delta with

@@ -8,6 +8,10 @@
   the exact recomputation (at ample decimal precision) of the nearest floats of c + sigma Z at
   both ends of the dyadic interval of the Laplace release's uniform.
 * ``multiset_distance``: the change-one or symmetric distance between two finite multisets.
+* Persons with many rows, by brute force: ``canonical_rows`` (rows as comparable tuples, -0.0 as
+  0.0 and every missing float as one value, ordered as the truncation kernels order content),
+  ``id_distance`` (persons added or removed), ``grouped_distance`` (the triple (l0, l1, linf)
+  over groups) and ``reference_truncation`` (what a truncation keeps, given its hashes).
 * ``missing(tool, ...)`` and ``missing_libraries(code)``: why a test that needs optional tools
   (Chromium, TeX, Sphinx, Spark, pandas, Polars, matplotlib), or example code that imports
   optional libraries, cannot run here: the skip reason, "" when it can.
@@ -81,6 +85,67 @@ def multiset_distance(x, y, change_one):
     sizes) or of additions and removals (symmetric)."""
     common = sum((Counter(x) & Counter(y)).values())
     return len(x) - common if change_one else len(x) + len(y) - 2 * common
+
+
+_MISSING = (1, 0.0)          # every NaN or missing float, ordered after every number
+
+
+def canonical_value(value, T):
+    """A value as the truncation kernels compare it: floats as (0, v) with -0.0 read as 0.0, or
+    (1, 0.0) for NaN and None; ints as int; strings as they are."""
+    if T is float:
+        return _MISSING if value is None or value != value else (0, float(value) + 0.0)
+    return int(value) if T is int else value
+
+
+def canonical_rows(columns, types):
+    """The rows of ``columns`` (name -> list of values) as tuples of canonical values over the
+    columns sorted by name."""
+    names = sorted(types)
+    n = len(columns[names[0]])
+    return [tuple(canonical_value(columns[c][i], types[c]) for c in names) for i in range(n)]
+
+
+def _persons(rows, id_index):
+    persons = {}
+    for r in rows:
+        persons.setdefault(r[id_index], Counter())[r] += 1
+    return persons
+
+
+def id_distance(x, y, id_index):
+    """Persons added or removed between the row lists x and y: 1 per person present on one side
+    only, 2 per person present on both sides with different rows."""
+    px, py = _persons(x, id_index), _persons(y, id_index)
+    return sum(0 if px.get(u) == py.get(u) else 1 if u not in px or u not in py else 2
+               for u in set(px) | set(py))
+
+
+def grouped_distance(x, y, by_indexes):
+    """(l0, l1, linf) of the symmetric distances between the groups of the row lists x and y."""
+    gx, gy = {}, {}
+    for rows, groups in ((x, gx), (y, gy)):
+        for r in rows:
+            groups.setdefault(tuple(r[i] for i in by_indexes), []).append(r)
+    d = [multiset_distance(gx.get(v, []), gy.get(v, []), False) for v in set(gx) | set(gy)]
+    return (sum(1 for e in d if e), sum(d), max(d, default=0))
+
+
+def reference_truncation(rows, row_hash, id_index, k, group_hash=None, by_indexes=(), g=None):
+    """The multiset (Counter) a truncation keeps, by its definition: per person (grouped: the g
+    groups first in the order (group hash, group value)), the k rows first in the order
+    (row hash, row)."""
+    kept = Counter()
+    people = {}
+    for r, h, gh in zip(rows, row_hash, group_hash if group_hash is not None else [None] * len(rows),
+                        strict=True):
+        group = tuple(r[i] for i in by_indexes)
+        people.setdefault(r[id_index], {}).setdefault((gh, group), []).append((h, r))
+    for groups in people.values():
+        chosen = sorted(groups)[:g] if group_hash is not None else groups
+        for key in chosen:
+            kept.update(r for _, r in sorted(groups[key])[:k])
+    return kept
 
 
 

@@ -12,7 +12,6 @@ Nothing here is statistical (the sampled coverage is in test_accuracy_coverage.p
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 import pytest
 
@@ -20,6 +19,8 @@ import opendp_duff as dp
 from opendp_duff import accuracy as acc
 from opendp_duff.duff_utility import quantile_gap_levels, quantile_rational
 from opendp_duff.measurements.duff_mean import duff_mean_step_function
+
+mpmath = pytest.importorskip("mpmath")  # an independent high-precision reference (the test extra)
 
 mpmath.mp.dps = 50
 BOUNDS = (0.0, 100.0)

@@ -30,8 +30,8 @@ def as_dict(frame):
 
 def spark_counts(jobs, i):
     """(Spark jobs, collects to the driver, tail passes) of release ``i``: the status tracker's
-    count, and our Spark path's own log of what it collected (``opendp_duff.spark.last_collection``)."""
-    from opendp_duff.spark import last_collection
+    count, and our Spark engine's own log of what it collected (``opendp_duff.engines.spark.last_collection``)."""
+    from opendp_duff.engines.spark import last_collection
     log = last_collection()
     return jobs.after(i), log.actions, log.tails
 
@@ -39,11 +39,11 @@ def spark_counts(jobs, i):
 def context(data, spec, n_queries):
     """The context of the releases.  bench_peers.py writes the flights without a missing delay (a
     row whose delay is missing is dropped for every library alike), so the curator declares the
-    pandas and Polars frames' columns without NaN, which the context checks when it is created (a
-    Spark frame's domain is read from its schema, and Spark frames are admitted without NaN)."""
+    frame's columns without NaN (on every engine), which the context checks when it is created."""
     import opendp_duff as dp
-    domain = None if hasattr(data, "toPandas") else dp.dataframe_domain(
-        {"carrier": dp.atom_domain(T=str), "arr_delay": dp.atom_domain(T=float)})
+    engine = "spark" if dp.engines.engine_for(data).name == "spark" else None
+    domain = dp.dataframe_domain({"carrier": dp.atom_domain(T=str), "arr_delay": dp.atom_domain(T=float)},
+                                 engine=engine)
     return dp.Context.compositor(data=data, privacy_unit=dp.unit_of(contributions=1),
                                  privacy_loss=dp.loss_of(epsilon=spec["epsilon"] * n_queries),
                                  split_evenly_over=n_queries, domain=domain)

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _validate as v
 from .. import arithmetic as ar
 from ..core import Measurement, _fit, then
+from ..engines import snapshot
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, MapError, MeasureMismatch
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import Metric
@@ -64,24 +65,6 @@ def _rounded(x: Any, up: bool) -> Any:
     if isinstance(x, tuple):
         return tuple(_rounded(c, up) for c in x)
     return math.inf if x == math.inf else (ar.up(x) if up else ar.down(x))
-
-
-# [proof:queryable_snapshot]
-def _own_copy(data: Any) -> Any:
-    """A copy of an admitted member that later changes to the caller's object cannot reach:
-    numpy arrays and pandas objects are copied deeply, Polars frames cloned, tuples and lists
-    of parts copied part by part.  Anything else (an immutable engine's frame) is kept as is."""
-    if isinstance(data, np.ndarray):
-        return data.copy()
-    if type(data) in (tuple, list):
-        return type(data)(_own_copy(part) for part in data)
-    library = (type(data).__module__ or "").split(".")[0]
-    if library == "pandas":
-        return data.copy(deep=True)
-    if library == "polars":
-        return data.clone()
-    return data
-# [end:queryable_snapshot]
 
 
 # [proof:holds_queryable]
@@ -143,7 +126,7 @@ class Queryable:
 
     def __init__(self, data: Any, input_domain: Any, input_metric: Any, output_measure: Any,
                  d_in: Any, d_out: Any) -> None:
-        self._data = _own_copy(data)            # the admitted member, no longer the caller's
+        self._data = snapshot(data)             # the admitted member, no longer the caller's
         self.input_domain, self.input_metric, self.output_measure = input_domain, input_metric, output_measure
         self.d_in, self.d_out = d_in, d_out
         self._total = _exact(d_out)

@@ -8,12 +8,12 @@ import attrs
 
 from ..combinators.sequential import make_sequential_composition
 from ..core import Measurement
-from ..domains import AtomDomain
+from ..domains import AtomDomain, VectorDomain
+from ..engines import Engine, engine_for
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ..frames import DataFrameDomain
 from ..plans import Compiled, Query, Target, check_target, compile_plan, summarize
 from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget, shown
-from ._engines_shim import Engine, engine_for
 
 __all__ = ["Context"]
 
@@ -61,8 +61,7 @@ class Context:
         self._lock = threading.RLock()
         self._compiled: dict[Query, Compiled] = {}
         self.target = Target(domain, privacy_unit.metric, privacy_unit.d_in, privacy_loss.measure,
-                             frame=lambda columns: engine.result_frame(data, columns),
-                             implementations=engine.implementations)
+                             frame=lambda columns: engine.result_frame(data, columns))
         check_target(self.target)
         compositor = make_sequential_composition(domain, privacy_unit.metric, privacy_loss.measure,
                                                  privacy_unit.d_in, privacy_loss.budget)
@@ -78,8 +77,9 @@ class Context:
         """A context over ``data`` with the total budget ``privacy_loss``.
 
         Args:
-            data: a pandas or Polars DataFrame, a 1-D numpy array, a pandas or Polars Series,
-                a list or tuple (with ``domain=``), or a Spark DataFrame.
+            data: a pandas or Polars DataFrame (or Polars LazyFrame), a Spark DataFrame, a 1-D
+                numpy array, a pandas or Polars Series, or a list or tuple (with ``domain=``):
+                whatever an engine of :mod:`opendp_duff.engines` reads.
             privacy_unit: ``dp.unit_of(contributions=k)``, or ``dp.unit_of(changes=k)`` when
                 the data's size is public (required then).
             privacy_loss: ``dp.loss_of(epsilon=...)``, ``loss_of(rho=...)`` or
@@ -92,8 +92,8 @@ class Context:
             domain: the domain of the data, checked when the context is created.  By default
                 it is inferred from the schema only (the dtypes, never the values): integer
                 columns ``atom_domain(T=int)``, string columns ``atom_domain(T=str)``, float
-                columns of a data frame ``atom_domain(T=float, nan=True)`` (a query on one says
-                how missing values are treated: ``.impute(c)``), a 1-D float array
+                columns of a data frame of any engine ``atom_domain(T=float, nan=True)`` (a query
+                on one says how missing values are treated: ``.impute(c)``), a 1-D float array
                 ``atom_domain(T=float)`` without NaN; size unknown; other columns are left out.
 
         Returns:
@@ -122,7 +122,7 @@ class Context:
         if domain is None:
             domain = _missing_values_admitted(engine.schema(data))
         else:
-            engine.check_domain(domain)
+            _check_kind(domain, engine.is_frame(data))
         return cls(data=data, engine=engine, privacy_unit=privacy_unit, privacy_loss=privacy_loss,
                    shares=shares, domain=domain)
 
@@ -307,6 +307,15 @@ class _Binding:
     @property
     def budget(self) -> Optional[Budget]:
         return self.next_budget()
+
+
+def _check_kind(domain: Any, frame: bool) -> None:
+    """Refuse a declared domain of the wrong kind for the data (the engine it names is checked
+    when the data is admitted)."""
+    if frame and not isinstance(domain, DataFrameDomain):
+        raise MakeTypeError(f"domain ({domain!r}) must be a dp.dataframe_domain for a data frame")
+    if not frame and not isinstance(domain, VectorDomain):
+        raise MakeTypeError(f"domain ({domain!r}) must be a vector_domain for 1-D data")
 
 
 def _missing_values_admitted(domain: Any) -> Any:

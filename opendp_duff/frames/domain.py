@@ -3,22 +3,23 @@ them into one frame per public key.
 
 ``DataFrameDomain`` describes a frame by the domains of the columns a pipeline reads; other
 columns are allowed and never read.  ``PartitionDomain`` is the output domain of
-``make_partition_by`` and the input domain of ``make_parallel_composition``.  pandas and
-Polars are never imported here (:mod:`opendp_duff.frames._backends`).
+``make_partition_by`` and the input domain of ``make_parallel_composition``.  Both are
+engine-neutral: the engine a domain names (or, without one, the local engine that recognises
+the data) admits the data (:mod:`opendp_duff.engines`, looked up at call time because the
+engines are built on these domains).  No frame library is imported here.
 """
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import Any
 
 import attrs
 
 from .. import _validate as v
 from .._constants import EXACT_INT_BOUND
-from .._membership import Refusal, check_vector
+from .._membership import Admits
 from ..domains import AtomDomain, VectorDomain
-from ..errors import MakeError, MakeTypeError, NotAMemberTypeError, NotAMemberValueError
-from ._backends import backend_of
+from ..errors import MakeError, MakeTypeError
 
 __all__ = ["ColumnDomains", "DataFrameDomain", "PartitionDomain", "dataframe_domain"]
 
@@ -51,104 +52,88 @@ class ColumnDomains(Mapping[str, AtomDomain]):
         return repr(self._items)
 
 
-# [proof:check_frame]
-def check_frame(domain: DataFrameDomain, x: object) -> tuple[Any, Refusal | None]:
-    """``(x, None)`` if x is a member of ``domain``, else ``(None, refusal)``.  Never raises;
-    the refusal names declared columns only (public), never a value or an undeclared name."""
-    try:
-        refusal = _frame_refusal(domain, x)
-    except Exception:  # noqa: BLE001 - foreign code (the frame library, properties) raised
-        refusal = _UNREADABLE
-    return (None, refusal) if refusal is not None else (x, None)
-
-
-_UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a data frame")
-
-
-def _frame_refusal(domain: DataFrameDomain, x: object) -> Refusal | None:
-    backend = backend_of(x)
-    if backend is None:
-        return Refusal(NotAMemberTypeError, "data must be a pandas or Polars DataFrame, "
-                                            f"not {type(x).__name__}")
-    n = backend.n_rows(x)
-    if n > EXACT_INT_BOUND:
-        return Refusal(NotAMemberValueError, "a frame has at most 2^53 rows")
-    if domain.size is not None and n != domain.size:
-        return Refusal(NotAMemberValueError, f"the domain has size {domain.size}: the frame must "
-                                             "have exactly that many rows")
-    for name in domain.columns:
-        if not backend.has_column(x, name):
-            return Refusal(NotAMemberTypeError, f"the frame must have exactly one column named {name!r}")
-        if domain.columns[name].T is str and backend.only_strings(x, name):
-            continue                  # the size was checked above; strings have no other condition
-        _, refusal = check_vector(domain.column_domain(name), backend.column(x, name))
-        if refusal is not None:
-            return Refusal(refusal.error, f"column {name!r}: {refusal.requirement}")
-    return None
-# [end:check_frame]
 
 
 @attrs.frozen(repr=False)
-class DataFrameDomain:
-    """pandas or Polars DataFrames whose declared columns are members of their domains.
+class DataFrameDomain(Admits):
+    """Data frames whose declared columns are members of their domains.
 
     Build it with :func:`dataframe_domain`, which validates the fields.
 
-    Members: a ``pandas.DataFrame`` or ``polars.DataFrame`` (subclasses included) that has
-    exactly one column of each declared name, each a member of
+    Members, without an engine (``engine=None``): a ``pandas.DataFrame``, ``polars.DataFrame``
+    or ``polars.LazyFrame`` (subclasses included), or a part of one made by
+    ``make_partition_by``, that has exactly one column of each declared name, each a member of
     ``vector_domain(columns[name], size=size)`` when read as a numpy array (numbers in their
     dtype, a missing numeric value as NaN; strings as Python str, a missing one as None or
     NaN, which no string domain admits); other columns are allowed and never read.  With
-    ``size``, exactly that many rows.  Refused: anything else, a Spark DataFrame included.
+    ``size``, exactly that many rows.  A LazyFrame is admitted as its collected declared
+    columns.  With ``engine="pandas"`` (``"polars"``) only that library's frames; with
+    ``engine="spark"`` pyspark DataFrames whose schema holds each declared column's element type
+    and whose every element is a member (one distributed pass; :mod:`opendp_duff.engines.spark`);
+    such a DataFrame must evaluate to the same rows on every action (a deterministic plan over
+    unchanging input; ``.cache()`` or ``.checkpoint()`` it otherwise), since a release reads it
+    in several passes.
 
     Attributes:
         columns: the declared columns, name -> AtomDomain (a read-only mapping).
         size: the public number of rows, or None.
+        engine: the engine of the members, or None (any local frame).
     """
 
     columns: ColumnDomains = attrs.field(converter=ColumnDomains)
     size: int | None = None
+    engine: str | None = attrs.field(default=None)
+
+    @engine.validator
+    def _check_engine(self, attribute: Any, value: str | None) -> None:
+        if value is not None:
+            from ..engines import frame_engine_names   # the engines are built on the domains
+            if value not in frame_engine_names():
+                raise MakeError(f"engine ({value!r}) must be None (any local frame) or one of {frame_engine_names()}")
 
     def __repr__(self) -> str:
         size = "" if self.size is None else f", size={self.size}"
-        return f"DataFrameDomain(columns={self.columns!r}{size})"
+        engine = "" if self.engine is None else f", engine={self.engine!r}"
+        return f"DataFrameDomain(columns={self.columns!r}{size}{engine})"
 
     def column_domain(self, name: str) -> VectorDomain:
-        """``vector_domain(columns[name], size=size)``: the domain of a member's column."""
-        return VectorDomain(self.columns[name], self.size, False)
+        """``vector_domain(columns[name], size=size)`` of this domain's engine's columns: the
+        domain of a member's column."""
+        return VectorDomain(self.columns[name], self.size, False, self.column_engine)
 
-    def member(self, x: object) -> bool:
-        """Whether ``x`` is a member (see the class docstring).  Never raises."""
-        return check_frame(self, x)[1] is None
+    @property
+    def column_engine(self) -> str | None:
+        """The ``engine`` of the vector domains of this domain's columns (None: local arrays)."""
+        if self.engine is None:
+            return None
+        from ..engines import engine_named   # the engines are built on the domains
+        return engine_named(self.engine).column_engine
 
-    def admit(self, x: object) -> Any:
-        """``x`` itself if it is a member; the columns are admitted when a transformation
-        selects them.
-
-        Raises:
-            NotAMemberTypeError: ``x`` is not a pandas or Polars frame, lacks a declared column
-                (or has it twice), or a column holds values of the wrong kind.
-            NotAMemberValueError: the number of rows differs from ``size``, or a column holds
-                NaN or values outside its bounds.
-        """
-        frame, refusal = check_frame(self, x)
-        if refusal is not None:
-            raise refusal.exception(self)
-        return frame
+    def check(self, x: object) -> Any:
+        """The admitted frame (``x`` itself, or a LazyFrame's collected declared columns), or a
+        refusal: a type refusal when ``x`` is not a frame of the engine, lacks a declared column
+        (or has it twice) or a column holds values of the wrong kind; a value refusal when the
+        number of rows differs from ``size`` or a column holds NaN or values outside its bounds.
+        Never raises; the refusal names declared columns only."""
+        from ..engines import check_frame   # the engines are built on the domains
+        return check_frame(self, x)
 
     def with_(self, **changes: Any) -> DataFrameDomain:
         """A copy with some fields changed."""
         return attrs.evolve(self, **changes)
 
 
-def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None) -> DataFrameDomain:
-    """The domain of pandas or Polars DataFrames with the declared columns.
+def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None,
+                     engine: str | None = None) -> DataFrameDomain:
+    """The domain of data frames with the declared columns.
 
     Args:
         columns: a mapping column name (str) -> :class:`~opendp_duff.AtomDomain`, the
             domain of each column a pipeline may read (e.g. ``{"region": atom_domain(T=str),
             "income": atom_domain(T=float)}``).
         size: the public number of rows, an integer in [0, 2^53], or None (unknown).
+        engine: None (any local frame: pandas, Polars eager or lazy), or the name of an engine
+            with frames: ``"pandas"``, ``"polars"`` or ``"spark"``.
 
     Returns:
         A :class:`DataFrameDomain`; see its docstring for the members.
@@ -156,7 +141,7 @@ def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None)
     Raises:
         MakeTypeError: columns is not a mapping, a name is not a str, a domain is not an
             AtomDomain; size is not an integer.
-        MakeError: size is negative or above 2^53.
+        MakeError: size is negative or above 2^53; engine names no engine with frames.
 
     Example:
         >>> import opendp_duff as dp
@@ -177,7 +162,7 @@ def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None)
         size = v.number("size", size, integer=True, nonneg=True)
         if size > EXACT_INT_BOUND:
             raise MakeError(f"size ({size!r}) must be at most 2^53: no frame has more rows")
-    return DataFrameDomain(ColumnDomains(columns), size)
+    return DataFrameDomain(ColumnDomains(columns), size, engine)   # the class checks the engine
 
 
 def _keys(value: Any) -> tuple[Any, ...]:
@@ -185,11 +170,12 @@ def _keys(value: Any) -> tuple[Any, ...]:
 
 
 @attrs.frozen(repr=False)
-class PartitionDomain:
+class PartitionDomain(Admits):
     """Tuples of frames, one per public key: the parts of a frame split by a column.
 
     Members: a tuple or list of ``len(keys)`` members of ``part_domain`` (part i holds the
-    rows whose key is ``keys[i]``).  ``admit`` returns a tuple.
+    rows whose key is ``keys[i]``); for the Spark engine, the parts of one frame split by
+    these keys, in order.  ``admit`` returns a tuple.
 
     Attributes:
         part_domain: the domain of each part, a :class:`DataFrameDomain`.
@@ -213,34 +199,10 @@ class PartitionDomain:
     def __repr__(self) -> str:
         return f"PartitionDomain(part_domain={self.part_domain!r}, keys={self.keys!r})"
 
-    def member(self, x: object) -> bool:
-        """Whether ``x`` is a member.  Never raises."""
-        return self._check(x)[1] is None
-
-    def admit(self, x: object) -> tuple[Any, ...]:
-        """``x`` as a tuple of admitted parts, if it is a member.
-
-        Raises:
-            NotAMemberTypeError, NotAMemberValueError: ``x`` is not a tuple or list of the
-                right length, or a part is not a member of ``part_domain``.
-        """
-        parts, refusal = self._check(x)
-        if refusal is not None:
-            raise refusal.exception(self)
-        return parts
-
-    # [proof:check_partition]
-    def _check(self, x: object) -> tuple[Any, Refusal | None]:
-        if type(x) not in (tuple, list):
-            return None, Refusal(NotAMemberTypeError, "a partition must be a tuple of frames, "
-                                                      f"not {type(x).__name__}")
-        parts: tuple[Any, ...] = tuple(cast("tuple[Any, ...]", x))
-        if len(parts) != len(self.keys):
-            return None, Refusal(NotAMemberValueError, f"a partition has one frame per key: "
-                                                       f"{len(self.keys)} frames")
-        for i, part in enumerate(parts):
-            _, refusal = check_frame(self.part_domain, part)
-            if refusal is not None:
-                return None, Refusal(refusal.error, f"part {i}: {refusal.requirement}")
-        return parts, None
-    # [end:check_partition]
+    def check(self, x: object) -> Any:
+        """The tuple of admitted parts, or a refusal (not a tuple or list of the right length,
+        or a part is not a member of ``part_domain``; the refusal names its position).  The
+        engine of ``part_domain`` decides.  Never raises."""
+        from ..engines import LOCAL, engine_named   # the engines are built on the domains
+        engine = LOCAL if self.part_domain.engine is None else engine_named(self.part_domain.engine)
+        return engine.check_parts(self, x)

@@ -19,8 +19,11 @@ def float_space(input_domain: AtomDomain | VectorDomain, input_metric: Any,
     for T float, or T int bounded within [-2^53, 2^53]; no NaN.  Returns whether it is a vector."""
     if isinstance(input_domain, AtomDomain):
         elem, metric = input_domain, atom_metric
-    elif isinstance(input_domain, VectorDomain):
+    elif isinstance(input_domain, VectorDomain) and input_domain.engine is None:
         elem, metric = input_domain.element_domain, vector_metric
+    elif isinstance(input_domain, VectorDomain):
+        raise MakeError(f"input_domain ({input_domain!r}) must hold local values (a numpy array), not a "
+                        "column of an engine: reduce it to a number first (make_count, make_sum)")
     else:
         raise v.MakeTypeError(f"input_domain ({input_domain!r}) must be an AtomDomain or VectorDomain")
     if elem.nan:

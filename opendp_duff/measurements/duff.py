@@ -8,14 +8,16 @@ has two stages: :class:`_QuantileSampler` finds the window of gaps around the be
 levels and the two far blocks, and :meth:`_QuantileSampler.sample` runs the race on them.
 
 The sampler reads the data only through a *rank window*
-(:mod:`opendp_duff.measurements._rank_window`): n, the sorted records of the ranks around the
+(:mod:`opendp_duff.engines.rank_window`): n, the sorted records of the ranks around the
 target, and for each tail outside them its count, its ties with the window's end and a
 callable that returns the tail sorted, called only when the tail's block must be opened.
-Sorted input gives the window by slicing (:class:`SortedRecords`); input in any order by
-selection, one pass that counts the records outside a bracket of values around the window and
-gathers those inside (:class:`SelectedRecords`, :mod:`opendp_duff.measurements._selection`),
-so an unsorted vector is never sorted unless a tail's bound could win.  Both give the sampler
-the same inputs, so the release has the same law; a distributed backend is a third source.
+The input domain's engine hands out that rank source: locally, sorted input gives the window
+by slicing (:class:`SortedRecords`) and input in any order by selection, one pass that counts
+the records outside a bracket of values around the window and gathers those inside
+(:class:`SelectedRecords`, :mod:`opendp_duff.engines.selection`), so an unsorted vector is
+never sorted unless a tail's bound could win; on Spark, exact histograms bracket the window
+and only the window reaches the driver (:mod:`opendp_duff.engines.spark.ranks`).  Every
+source gives the sampler the same inputs, so the release has the same law.
 
 Proofs: ``proofs/measurements/duff/make_duff_median.tex`` and ``make_duff_quantile.tex``.
 """
@@ -34,16 +36,17 @@ from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function
+from ..engines import column_engine
+from ..engines.rank_window import RankSource, SortedRecords
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
 from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
 from ..transformations._common import as_array, dataset_space
-from ._rank_window import RankSource, SelectedRecords, SortedRecords
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
-           "duff_quantile_sample"]
+           "duff_quantile_sample", "sampler_ranks"]
 
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
 
@@ -85,7 +88,7 @@ class _QuantileSampler:
 
     Stage 1, the window and the levels (``__init__``): the gaps within ``_window`` of the
     best gap r are items; they need the records of ranks j0..j1 only, which the
-    :class:`~opendp_duff.measurements._rank_window.RankSource` hands out as a rank window
+    :class:`~opendp_duff.engines.rank_window.RankSource` hands out as a rank window
     (``data``: a sorted array, or any source of that module).  The gaps left and right of
     the window form two lazy blocks, one per tail.  Levels fall away from r, so a block's
     live (positive-width) gaps all have level at most that of its live gap nearest the
@@ -222,8 +225,23 @@ def _sample(src: RankSource, lo: float, hi: float, alpha: Fraction | float, scal
 # [end:duff_quantile_sample]
 
 
+def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
+    """The ranks (first, last) the sampler asks its source for, None for n = 0: what an engine
+    may compute ahead, in passes shared with other statistics.
+
+    The same arithmetic as ``_QuantileSampler.__init__`` (best gap r, half-width ``_window``);
+    were the two ever to differ, the engine would compute the asked window by another pass, so
+    this prediction changes the cost, never the window."""
+    if n == 0:
+        return None
+    P, Q = quantile_rational(alpha, n)
+    r = quantile_best_gap(n, P, Q)
+    k = _window(n, scale)
+    return max(r - k, 1), min(r + k + 1, n)
+
+
 def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance() "
                         "(add/remove neighbours, [GM-Duff] Definition 1)")
@@ -242,9 +260,11 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
-          finite, no NaN (chain ``then_clamp``), sorted or not: unsorted records are not
-          sorted but selected (the window around the target rank in one pass, O(n)), sorted
-          ones (``then_sort``, ``sorted=True``) are read in O(log n).
+          finite, no NaN (chain ``then_clamp``), sorted or not, any engine: unsorted local
+          records are not sorted but selected (the window around the target rank in one pass,
+          O(n)), sorted ones (``then_sort``, ``sorted=True``) are read in O(log n); a Spark
+          column's window is computed by Spark (usually three aggregations, only the window's
+          values reach the driver).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -295,11 +315,13 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
 def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, scale: float,
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
+    engine, is_sorted = column_engine(input_domain), input_domain.sorted
+
+    def predict(n: int) -> tuple[int, int] | None:   # the window the sampler will ask for
+        return sampler_ranks(n, alpha, scale)
+
     def function(x: Any) -> float:
-        if input_domain.sorted:   # a new array without -0.0, sliced
-            return _sample(SortedRecords(as_array(x)), lo, hi, alpha, scale)
-        # selection reads the records in place and returns them with -0.0 as +0.0
-        return _sample(SelectedRecords(np.asarray(x, dtype=np.float64).reshape(-1)), lo, hi, alpha, scale)
+        return _sample(engine.rank_source(x, (lo, hi), is_sorted, predict), lo, hi, alpha, scale)
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
@@ -308,7 +330,7 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not lo < hi:
             return DiscreteLaw((lo,), [0.0])
-        u = quantile_step_function(np.sort(as_array(x)), (lo, hi), alpha)
+        u = quantile_step_function(np.sort(as_array(engine.collect(x))), (lo, hi), alpha)
         return step_function_law(u.left, u.right, u.levels, scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,

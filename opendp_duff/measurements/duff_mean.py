@@ -48,6 +48,7 @@ from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
 from ..samplers.uniform import exact_uniform_float
+from ..engines import column_engine
 from ..transformations._common import as_array, dataset_space
 
 __all__ = ["make_duff_mean", "then_duff_mean", "duff_mean_step_function"]
@@ -299,9 +300,10 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T, bounds=(lo, hi)))`` with T float or
-          int, lo <= hi finite, no NaN (chain ``then_clamp``), sorted or not: a release reads
-          the few largest and smallest records (sliced when ``sorted=True``, selected by
-          ``np.partition`` otherwise) and the exact sum of all.
+          int, lo <= hi finite, no NaN (chain ``then_clamp``), sorted or not, any engine: a
+          release reads the few largest and smallest records (sliced when ``sorted=True``,
+          selected by ``np.partition`` otherwise) and the exact sum of all.  A Spark column is
+          collected to the driver first (one pass; driver memory O(n)).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -342,7 +344,7 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     """
     # [proof:make_duff_mean]
     from ._mean_window import MeanSampler  # here, not at the top: that module builds on this one
-    elem = dataset_space(input_domain, input_metric, need_bounds=True)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
@@ -350,13 +352,15 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     lo, hi = float(elem.bounds[0]), float(elem.bounds[1])
     bounds, presorted = (lo, hi), bool(input_domain.sorted)
+    engine = column_engine(input_domain)
 
     def function(x: Any) -> float:
         if not hi > lo:
             return lo
         if math.isinf(scale):  # every piece weighs its width: uniform on [lo, hi]
             return exact_uniform_float(lo, hi)
-        return MeanSampler(as_array(x), lo, hi, scale, presorted, owned=True).sample()  # a new array
+        y = as_array(engine.collect(x))  # a new array: the records, sorted if the column is
+        return MeanSampler(y, lo, hi, scale, presorted, owned=True).sample()
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
@@ -365,7 +369,8 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not hi > lo:
             return DiscreteLaw((lo,), [0.0])
-        return step_function_law(*duff_mean_step_function(np.sort(np.clip(as_array(x), lo, hi)), bounds), scale)
+        y = np.sort(np.clip(as_array(engine.collect(x)), lo, hi))
+        return step_function_law(*duff_mean_step_function(y, bounds), scale)
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
                        output_law=output_law)

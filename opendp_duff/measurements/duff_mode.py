@@ -22,8 +22,8 @@ from ..errors import MakeError
 from ..laws import DiscreteLaw
 from ..metrics import Metric, SymmetricDistance
 from ..transformations._common import dataset_space
-from ..transformations.count_by_candidates import (_key, _keys, candidate_counter, candidate_values,
-                                                   make_count_by_candidates, validate_candidates)
+from ..engines.candidates import candidate_counter, record_key, record_keys
+from ..transformations.count_by_candidates import candidate_values, make_count_by_candidates, validate_candidates
 from .noisy_max import make_report_noisy_max_gumbel
 
 __all__ = ["make_duff_mode", "then_duff_mode"]  # duff_mode_utility: via dp.duff_utility
@@ -83,7 +83,7 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
         True
     """
     # [proof:make_duff_mode]
-    dataset_space(input_domain, input_metric, allow_str=True)
+    dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance(): "
                         "the Duff utility counts added and removed records")
@@ -149,9 +149,9 @@ def _largest_count(x: Any, T: type) -> int:
     """max over values y of the number of records equal to y (0 for no records)."""
     if T is str:
         return max(collections.Counter(x).values(), default=0)
-    keys = _keys(x, T)
+    keys = record_keys(x, T)
     if keys is None:
-        tally = collections.Counter(_key(e, T) for e in x)
+        tally = collections.Counter(record_key(e, T) for e in x)
         return max(tally.values(), default=0)
     if keys.size == 0:
         return 0

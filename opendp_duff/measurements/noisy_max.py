@@ -164,6 +164,9 @@ def score_log_weights(scores: np.ndarray, scale: float) -> np.ndarray:
 # [proof:noisy_max_space]
 def _score_space(input_domain: Any, input_metric: Any) -> AtomDomain:
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain of scores")
+    if input_domain.engine is not None:
+        raise MakeError(f"input_domain ({input_domain!r}) must hold local scores (a numpy array), "
+                        "not a column of an engine: count it first")
     elem = input_domain.element_domain
     if elem.nan:
         raise MakeError(f"input_domain ({input_domain!r}) must not admit NaN")

@@ -35,6 +35,7 @@ from ..smooth.maps import group_map
 from ..smooth.noises import SmoothNoise, resolve
 from ..smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_rounding_slack,
                                   smooth_sensitivity_trimmed_mean)
+from ..engines import column_engine
 from ..transformations._common import as_array, dataset_space
 from ..transformations.metric_convert import make_symmetric_to_change_one
 
@@ -75,7 +76,8 @@ def smooth_statistic(statistic: str, n: int, m: int, bounds: tuple[float, float]
 # [proof:space]
 def smooth_space(input_domain: VectorDomain, input_metric: Metric) -> tuple[tuple[float, float], int]:
     """Bounded, sorted vectors of known size n >= 1; change-one or (fixed size) symmetric distance."""
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, need_sorted=True,
+                         any_engine=True)
     n, bounds = input_domain.size, elem.bounds
     if n is None or n < 1 or bounds is None:
         raise MakeError(f"input_domain ({input_domain!r}) must have size at least 1")
@@ -103,15 +105,16 @@ def _build(input_domain: VectorDomain, input_metric: Metric, n: int, statistic: 
     t_map = ar.add_up(t, smooth_sensitivity_rounding_slack(n))
     privacy_map = group_map(noise, t_map, s, shape)
     law = noise.law(shape)  # refuses shapes its sampler cannot represent, before any data
+    engine = column_engine(input_domain)   # a Spark column is collected, sorted (driver memory O(n))
 
     def function(x: object) -> float:
-        arr = as_array(x)
+        arr = as_array(engine.collect(x))
         return noise.release(statistic.center(arr), statistic.smooth(arr, t), s, shape)
 
     def output_law(x: object) -> object:  # the exact law of the idealised release (opendp_duff.laws)
         # centre and scale as the release reads them, exactly: a float quotient S/s could
         # overflow or underflow, and the nearest float to the trimmed mean is not its centre
-        arr = as_array(x)
+        arr = as_array(engine.collect(x))
         c = statistic.center(arr)
         loc = Fraction(c[0]) / Fraction(c[1]) if isinstance(c, tuple) else c
         return location_scale_law(loc, Fraction(float(statistic.smooth(arr, t))) / Fraction(s), law)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import attrs
 
@@ -55,8 +55,10 @@ class Target:
         measure: the privacy measure of the budget.
         frame: builds a grouped release, ``{column: values}``, as a frame of the data's library
             (by default the dict itself).
-        implementations: the constructors an engine replaces (a public constructor -> the
-            engine's), consulted by :meth:`constructor`.
+
+    The domain names its engine (``dataframe_domain(..., engine="spark")``; none: local data),
+    and every public constructor the planner calls picks that engine's implementation from its
+    input domain: a target needs nothing else of the engine.
     """
 
     domain: Any
@@ -64,11 +66,6 @@ class Target:
     d_in: Any
     measure: Any
     frame: Callable[[dict[str, list[Any]]], Any] = attrs.field(default=_as_dict, eq=False)
-    implementations: Mapping[Callable[..., Any], Callable[..., Any]] = attrs.field(factory=dict, eq=False)
-
-    def constructor(self, make: Callable[..., Any]) -> Callable[..., Any]:
-        """The engine's implementation of the public constructor ``make``."""
-        return self.implementations.get(make, make)
 
 
 @attrs.frozen
@@ -255,8 +252,7 @@ class Compiled:
             found = _search(part, family, target.d_in, budget)
         elif family.param is not None:
             assert grouping is not None
-            parallel = target.constructor(comb.make_parallel_composition)
-            candidates = _Candidates(parallel, grouping.outer, target.measure)
+            candidates = _Candidates(comb.make_parallel_composition, grouping.outer, target.measure)
             found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
         return found, part(found)
 
@@ -264,8 +260,8 @@ class Compiled:
         """``part`` on every group of ``outer`` (by default the grouping's)."""
         assert self.state.grouping is not None
         outer = self.state.grouping.outer if outer is None else outer
-        parallel = self.target.constructor(comb.make_parallel_composition)
-        return _measurement(outer >> parallel(outer.output_domain, outer.output_metric, part))
+        domain: Any = outer.output_domain
+        return _measurement(outer >> comb.make_parallel_composition(domain, outer.output_metric, part))
 
     def _grouped(self, part: Measurement, budget: Optional[Budget]) -> Measurement:
         """The grouped release ``(keys, releases)``: over the public keys, or over the keys

@@ -5,9 +5,9 @@ Every plan starts from ``make_identity`` on the target's space.  A privacy unit 
 (``change_one_distance``, data of public size) is restated at once as the symmetric distance
 through ``make_change_one_to_symmetric`` (k changes are 2k rows added or removed), so that
 every later step works under the one dataset metric the statistics are proven for, and a
-statistic is charged what a person's k changed rows can do.  A step an engine implements
-differently is built by the engine's implementation of the public constructor
-(:meth:`Target.constructor`); the planner itself never asks which engine it is.
+statistic is charged what a person's k changed rows can do.  Each public constructor picks
+its engine's implementation from its input domain (which names the engine), so the planner
+never asks which engine it is.
 """
 from __future__ import annotations
 
@@ -64,16 +64,16 @@ class Planner:
         target = self.target
         chain = trans.make_identity(target.domain, target.metric)
         if isinstance(target.metric, ChangeOneDistance):
-            chain = _transformation(chain >> self.target.constructor(trans.make_change_one_to_symmetric)(
-                chain.output_domain, chain.output_metric))
+            domain: Any = chain.output_domain
+            chain = _transformation(chain >> trans.make_change_one_to_symmetric(domain, chain.output_metric))
         return State(chain)
 
     # ---- what statistics ask for ---------------------------------------------------------------
 
     def apply(self, state: State, make: Callable[..., Any], **kwargs: Any) -> State:
-        """The state's chain followed by the engine's ``make(domain, metric, **kwargs)``."""
+        """The state's chain followed by ``make(domain, metric, **kwargs)``."""
         chain = state.chain
-        built = self.target.constructor(make)(chain.output_domain, chain.output_metric, **kwargs)
+        built = make(chain.output_domain, chain.output_metric, **kwargs)
         return attrs.evolve(state, chain=_transformation(chain >> built))
 
     def column_space(self, state: State, what: str, missing_ok: bool = False) -> tuple[Any, Any]:

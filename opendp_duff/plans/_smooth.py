@@ -58,7 +58,7 @@ def _build(statistic: str, planner: Any, state: State, args: dict[str, Any],
     resolve(record, required=False, **shapes)   # refuses a shape that does not apply, at once
     lo, hi = domain.element_domain.bounds
     chosen: dict[Any, tuple[float, dict[str, Any]]] = {}
-    constructor = planner.target.constructor(meas.make_smooth_median if m is None else meas.make_smooth_trimmed_mean)
+    constructor = meas.make_smooth_median if m is None else meas.make_smooth_trimmed_mean
 
     def parameters(budget: Optional[Budget]) -> tuple[float, dict[str, Any]]:
         """t and the shape: given, or chosen from the public size, bounds and budget only."""

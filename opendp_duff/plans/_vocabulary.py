@@ -78,14 +78,13 @@ def _scaled(planner: Builder, state: State, label: str, make: Callable[..., Any]
     """A family indexed by ``scale`` (fixed when given) of ``make`` on the state's space, whose
     accuracy is ``accuracy(scale, alpha, assumptions)``."""
     domain, metric = _output(state)
-    build = planner.target.constructor(make)
     stated = None if accuracy is None else (
         lambda p, alpha, assume: accuracy(scale if p is None else p, alpha, assume))
     if scale is not None:
-        fixed = build(domain, metric, scale=scale, **kwargs)
+        fixed = make(domain, metric, scale=scale, **kwargs)
         return state, Family(lambda p, b: fixed, label, None, accuracy=stated)
-    build(domain, metric, scale=1.0, **kwargs)   # refuses a space or an argument that does not fit, now
-    return state, Family(lambda p, b: build(domain, metric, scale=p, **kwargs), label, accuracy=stated)
+    make(domain, metric, scale=1.0, **kwargs)   # refuses a space or an argument that does not fit, now
+    return state, Family(lambda p, b: make(domain, metric, scale=p, **kwargs), label, accuracy=stated)
 
 
 def _bounds(state: State) -> Any:
@@ -190,13 +189,12 @@ def _generic(name: str) -> Entry:
             raise MakeTypeError(f"{name}() is missing {[p.name for p in missing]}: leave out one numeric "
                                 "parameter at most")
         domain, metric = _output(state)
-        constructor = planner.target.constructor(make)
         if not missing:
-            fixed = constructor(domain, metric, **args)
+            fixed = make(domain, metric, **args)
             return state, Family(lambda p, b: fixed, name, None)
         free = missing[0].name
         T = int if str(missing[0].annotation).strip("'\"") == "int" else float
-        return state, Family(lambda p, b: constructor(domain, metric, **{**args, free: p}), name, free, T)
+        return state, Family(lambda p, b: make(domain, metric, **{**args, free: p}), name, free, T)
 
     def declaration(*args: Any, **kwargs: Any) -> None:
         """A measurement of ``dp.m``."""

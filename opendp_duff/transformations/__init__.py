@@ -13,6 +13,8 @@ from .partition import (make_partition_by, then_partition_by)
 from .count_by_key import (make_count_by_key, then_count_by_key)
 from .identity import (make_identity, then_identity)
 from .cast import (make_int_to_float, then_int_to_float)
+from .truncate import (make_truncate_per_id, then_truncate_per_id, make_truncate_per_group,
+    then_truncate_per_group, draw_truncation_key)
 
 __all__ = [
     "make_clamp", "then_clamp", "make_symmetric_to_change_one", "then_symmetric_to_change_one",
@@ -22,4 +24,6 @@ __all__ = [
     "make_select_column", "then_select_column", "make_select_columns", "then_select_columns",
     "make_partition_by", "then_partition_by", "make_count_by_key", "then_count_by_key",
     "make_identity", "then_identity", "make_int_to_float", "then_int_to_float",
+    "make_truncate_per_id", "then_truncate_per_id", "make_truncate_per_group", "then_truncate_per_group",
+    "draw_truncation_key",
 ]

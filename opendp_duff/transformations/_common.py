@@ -1,10 +1,11 @@
-"""Checks shared by the dataset transformations, and the one conversion of a member to an array."""
+"""Checks shared by the dataset transformations (the conversion of a member to an array,
+``as_array``, is the local engines': :mod:`opendp_duff.engines.local`)."""
 from __future__ import annotations
 
-import numpy as np
 
 from .. import _validate as v
 from ..domains import AtomDomain, VectorDomain
+from ..engines.local import as_array
 from ..errors import MakeError
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
 
@@ -15,12 +16,17 @@ DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_bounds: bool = False,
                   need_size: bool = False, need_sorted: bool = False, T: type | None = None,
-                  allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False) -> AtomDomain:
+                  allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False,
+                  any_engine: bool = False) -> AtomDomain:
     """Check that (input_domain, input_metric) is a space of datasets as required; return
     the element domain.  ``nan_hint`` is appended to the message refusing a NaN domain;
     strings are refused unless ``allow_str`` (only constructors that compare records for
-    equality, or only count them, accept them)."""
+    equality, or only count them, accept them); a domain naming an engine (a Spark column) is
+    refused unless ``any_engine`` (the constructors that run through the engine's operations)."""
     v.instance("input_domain", input_domain, VectorDomain, "a VectorDomain")
+    if input_domain.engine is not None and not any_engine:
+        raise MakeError(f"input_domain ({input_domain!r}) must hold local data: this constructor does not "
+                        f"run on the {input_domain.engine} engine")
     v.instance("input_metric", input_metric, DATASET_METRICS,
                "symmetric_distance() or change_one_distance()")
     elem = input_domain.element_domain
@@ -40,14 +46,3 @@ def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_boun
         raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, "
                         f"not {input_domain!r}")
     return elem
-
-
-# [proof:as_array]
-def as_array(x: object, T: type = float) -> np.ndarray:
-    """A member of a vector domain as a NEW 1-d numpy array of T's dtype (float64 or int64),
-    which the caller may modify.  Floats get ``+ 0.0``, which turns -0.0 into +0.0 and leaves
-    every other value unchanged, so the sign of a zero in the data never reaches a release."""
-    if T is float:
-        return np.asarray(x, dtype=np.float64).reshape(-1) + 0.0
-    return np.array(x, dtype=np.int64).reshape(-1)
-# [end:as_array]

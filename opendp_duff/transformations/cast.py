@@ -8,7 +8,8 @@ from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
 from ..errors import MakeError
 from ..metrics import Metric
-from ._common import as_array, dataset_space
+from ..engines import as_array
+from ._common import dataset_space
 
 __all__ = ["make_int_to_float", "then_int_to_float"]
 

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import _validate as v
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
 from ..metrics import Metric
-from ._common import as_array, dataset_space
+from ._common import dataset_space
 
 
 def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[Any, Any]) -> Transformation:
@@ -18,15 +17,16 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
     This is how data enters a bounded domain.  Infinities are members of an unbounded float
     domain and are clamped to the bounds; NaN is not a member, so data with missing values
     goes through :func:`make_impute_constant` first.  A zero is released as +0.0, whatever
-    its sign in the data.
+    its sign in the data.  The domain's engine clamps: a local column into a new numpy
+    array; a Spark column lazily (a row-wise step its statistics evaluate).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN (a
           domain with ``nan=True`` is refused: chain ``make_impute_constant`` first); any
-          ``size``, sorted or not.
+          ``size``, sorted or not, any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: the input domain with elements ``atom_domain(T, bounds=(lo, hi))``;
-          size and sortedness are kept (clamping is monotone).
+          size, sortedness and engine are kept (clamping is monotone).
         * Output metric: the input metric.
 
     Args:
@@ -50,17 +50,17 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
         ([0.0, 5.0, 10.0, 10.0], 1)
     """
     # [proof:make_clamp]
-    elem = dataset_space(input_domain, input_metric,
+    elem = dataset_space(input_domain, input_metric, any_engine=True,
                          nan_hint=": chain make_impute_constant first to replace NaN")
     T = elem.T
     lo, hi = v.bounds("bounds", bounds, T)
     if T is float:
         lo, hi = lo + 0.0, hi + 0.0       # -0.0 -> +0.0: a bound never brings a negative zero
     out = input_domain.with_(element_domain=AtomDomain(T, (lo, hi), False))
+    engine = column_engine(input_domain)
 
     def function(x):
-        y = as_array(x, T)                # a new array, without -0.0
-        return np.clip(y, lo, hi, out=y)  # each record: x_i, lo or hi
+        return engine.clamp(x, T, lo, hi)   # each record: min(max(x_i, lo), hi), no -0.0
 
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_clamp]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .._constants import EXACT_INT_BOUND
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
 from ..metrics import AbsoluteDistance, ChangeOneDistance, Metric
 from ._common import dataset_space
 
@@ -11,8 +12,11 @@ from ._common import dataset_space
 def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """Count the records.
 
+    The domain's engine counts (a local column's length; one aggregation on Spark).
+
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN.
+        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN,
+          any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: ``atom_domain(T=int, bounds=(0, 2^53))``: a count is a length, which
           no Python sequence or numpy array takes beyond 2^53, and the bound lets the noise
@@ -40,12 +44,13 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
         (3, 1)
     """
     # [proof:make_count]
-    dataset_space(input_domain, input_metric, allow_str=True)
+    dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     zero = isinstance(input_metric, ChangeOneDistance)
     out = AtomDomain(int, (0, EXACT_INT_BOUND), False)
+    engine = column_engine(input_domain)
 
     def function(x):
-        return len(x)
+        return engine.count(x)
 
     return Transformation(input_domain, out, input_metric, AbsoluteDistance(int),
                           function, (lambda d_in: 0) if zero else (lambda d_in: d_in))

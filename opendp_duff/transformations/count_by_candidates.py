@@ -1,11 +1,9 @@
 """make_count_by_candidates: how many records equal each public candidate."""
 from __future__ import annotations
 
-import collections
-import math
 import numbers
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +11,8 @@ from .. import _validate as v
 from .._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
+from ..engines.candidates import Candidates
 from ..errors import MakeError, MakeTypeError
 from ..metrics import ChangeOneDistance, InfDifferenceDistance, Metric
 from ._common import dataset_space
@@ -24,10 +24,12 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
     """Count the records equal to each candidate: x -> (n_c for c in candidates).
 
     Records equal to no candidate are not counted.  The counts are the scores of
-    ``make_report_noisy_max_gumbel`` (the noisy mode).
+    ``make_report_noisy_max_gumbel`` (the noisy mode).  The domain's engine counts (locally a
+    lookup per record; on Spark one join with the candidates and one aggregation).
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN.
+        * Input domain: ``vector_domain(atom_domain(T))``, T float, int or str, without NaN,
+          any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: int vectors of length len(candidates), in the candidates' order, with
           entries in [0, 2^53] (a count is at most the number of records).
@@ -69,13 +71,17 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
         [2, 0]
     """
     # [proof:make_count_by_candidates]
-    elem = dataset_space(input_domain, input_metric, allow_str=True)
+    elem = dataset_space(input_domain, input_metric, allow_str=True, any_engine=True)
     cands = candidate_values(candidates, elem.T)
-    count = candidate_counter(cands, elem.T)
+    engine, T = column_engine(input_domain), elem.T
     factor = 2 if isinstance(input_metric, ChangeOneDistance) else 1
     out = VectorDomain(AtomDomain(int, (0, EXACT_INT_BOUND), False), len(cands), False)
+
+    def function(x):
+        return engine.candidate_counts(x, cands, T)
+
     return Transformation(input_domain, out, input_metric, InfDifferenceDistance(),
-                          count, lambda d_in: factor * d_in)
+                          function, lambda d_in: factor * d_in)
     # [end:make_count_by_candidates]
 
 
@@ -171,170 +177,3 @@ def _candidate(name: str, c: Any, T: type) -> Any:
         return f + 0.0
     c = v.number(name, c)
     return c + 0.0  # -0.0 and 0.0 are the same candidate
-
-
-_CHUNK = 1 << 16        # cost only: records looked up per chunk (the temporaries stay in cache)
-_SORT_KEYS = 1 << 16    # cost only: with more candidates than this, look the records up in sorted order
-
-
-# [proof:candidate_counter]
-class Candidates:
-    """Numeric candidates (T float or int), validated and distinct: ``values`` in the given
-    order (int64 or float64, -0.0 read as 0.0) and an index from a record to the position of
-    the candidate equal to it.  A sequence: ``c[j]`` is candidate j as a Python int or float.
-
-    The index is a table of the range for int candidates spanning a small range
-    (``lut[v - lo] = j`` where values[j] = v, k elsewhere), else the candidates sorted
-    (``order`` and ``sorted``) and a binary search.  ``repeated``: whether two are equal."""
-
-    def __init__(self, values: np.ndarray, T: type) -> None:
-        self.values, self.T = values, T
-        k = self.k = int(values.size)
-        self.lut: np.ndarray | None = None
-        if T is int and k and int(values.max()) - int(values.min()) < max(2 ** 16, 4 * k):
-            self.lo, hi = int(values.min()), int(values.max())
-            self.lut = np.full(hi - self.lo + 1, k, dtype=np.int32 if k < 2 ** 31 - 1 else np.intp)
-            self.lut[values - self.lo] = np.arange(k)
-            self.repeated = int(np.count_nonzero(self.lut != k)) != k
-        else:
-            self.order = np.argsort(values)    # distinct values: any sort gives the same order
-            self.sorted = values[self.order]
-            self.repeated = bool((self.sorted[1:] == self.sorted[:-1]).any())
-
-    def __len__(self) -> int:
-        return self.k
-
-    def __getitem__(self, j: int) -> Any:
-        return self.values[j].item()
-
-    def _lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Position of the candidate equal to each key, k where none is."""
-        k = self.k
-        if self.lut is not None:
-            hi = self.lo + self.lut.size - 1
-            inside = (keys >= self.lo) & (keys <= hi)
-            return np.where(inside, self.lut[np.clip(keys, self.lo, hi) - self.lo], k)   # clip: no overflow
-        at = np.minimum(np.searchsorted(self.sorted, keys), k - 1)   # the first candidate >= key
-        return np.where(self.sorted[at] == keys, self.order[at], k)
-
-    def _codes(self, keys: np.ndarray) -> np.ndarray:
-        """_lookup over the keys in chunks (the temporaries stay small)."""
-        out = np.empty(keys.size, dtype=np.intp)
-        for s in range(0, keys.size, _CHUNK):
-            out[s:s + _CHUNK] = self._lookup(keys[s:s + _CHUNK])
-        return out
-
-    def index(self, x: Any) -> np.ndarray | None:
-        """x -> the intp array whose i-th entry is the j with values[j] equal to record i (float64
-        equality for floats), or k when none is; None when a record does not fit T's dtype."""
-        keys = _keys(x, self.T)
-        if keys is None:
-            return None
-        if self.lut is None and self.k > _SORT_KEYS:   # a binary search in cache: sorted queries
-            perm = np.argsort(keys)
-            out = np.empty(keys.size, dtype=np.intp)
-            out[perm] = self._codes(keys[perm])
-            return out
-        return self._codes(keys)
-
-    def counts(self, x: Any) -> np.ndarray | None:
-        """x -> the int64 vector (n_c for c in the candidates), or None as :meth:`index`."""
-        keys = _keys(x, self.T)
-        if keys is None:
-            return None
-        if self.lut is None and self.k > _SORT_KEYS:
-            # many candidates: sort the records and find each candidate's run of equal keys
-            # (two binary searches per candidate, in order), then put the counts in candidate order
-            keys = np.sort(keys)
-            out = np.empty(self.k, dtype=np.int64)
-            out[self.order] = _search_sorted(keys, self.sorted, "right") - _search_sorted(keys, self.sorted, "left")
-            return out
-        return np.bincount(self._codes(keys), minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
-
-
-def _search_sorted(a: np.ndarray, v: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
-    """np.searchsorted(a, v, side) for a sorted v, by chunks of v, each searched only in the
-    stretch of a between the positions of its first and last entries (which bound the
-    positions of the others): the same result, with each search in cache."""
-    out = np.empty(v.size, dtype=np.intp)
-    for s in range(0, v.size, _CHUNK):
-        w = v[s:s + _CHUNK]
-        lo, hi = np.searchsorted(a, w[[0, -1]], side=side)
-        out[s:s + _CHUNK] = lo + np.searchsorted(a[lo:hi], w, side=side)
-    return out
-
-
-def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:
-    """x -> the int64 vector (n_c for c in cands), where n_c counts the records equal to c.
-
-    Total on every member of a vector domain of T, and also on other sequences of numbers
-    (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
-    counted one by one.  Strings are tallied in a dictionary keyed by the records (``str``
-    equality), numbers through :class:`Candidates`."""
-    k = len(cands)
-    if T is str:
-        assert not isinstance(cands, Candidates)  # string candidates are a tuple
-
-        def count_strings(x):
-            tally = collections.Counter(x)        # record -> multiplicity, by str equality
-            return np.array([tally.get(c, 0) for c in cands], dtype=np.int64)
-        return count_strings
-    index = cands if isinstance(cands, Candidates) else _numeric(cands, T)
-
-    def count(x):
-        counts = index.counts(x)
-        if counts is None:                        # slow path: exact per-record lookup
-            position = {c: i for i, c in enumerate(index.values.tolist())}
-            counts = np.zeros(k, dtype=np.int64)
-            for e in x:
-                i = position.get(_key(e, T))
-                if i is not None:
-                    counts[i] += 1
-        return counts
-
-    return count
-
-
-def candidate_index(cands: Sequence[Any], T: type) -> Callable[[Any], np.ndarray | None]:
-    """For numbers (T float or int) and distinct candidates: :meth:`Candidates.index`."""
-    return _numeric(cands, T).index
-
-
-def _numeric(cands: Sequence[Any], T: type) -> Candidates:
-    return Candidates(np.asarray(cands, dtype=np.float64 if T is float else np.int64), T)
-
-
-def _keys(x: Any, T: type) -> np.ndarray | None:
-    """The records as a float64 (T=float) or int64 (T=int) array, or None when a record
-    does not fit that dtype (then the caller counts record by record)."""
-    try:
-        arr = np.asarray(x)
-    except (OverflowError, TypeError, ValueError):
-        return None
-    arr = arr.reshape(-1)
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.float64 if T is float else np.int64)
-    if T is float:
-        if arr.dtype.kind in "fiu":
-            return arr.astype(np.float64, copy=False)
-        return None
-    if arr.dtype.kind == "i":
-        return arr.astype(np.int64, copy=False)
-    if arr.dtype.kind == "u":
-        if (arr > np.uint64(INT64_MAX)).any():   # would wrap around in int64
-            return None
-        return arr.astype(np.int64)
-    return None
-
-
-def _key(e: Any, T: type) -> Any:
-    """One record as a comparable key: int(e), or its float64 value (an integer too large
-    for a float becomes the infinity of its sign, which equals no finite candidate)."""
-    if T is int:
-        return int(e)
-    try:
-        f = float(e)
-    except OverflowError:
-        return math.inf if e > 0 else -math.inf
-    return f + 0.0
-# [end:candidate_counter]

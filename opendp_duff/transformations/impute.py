@@ -1,14 +1,13 @@
 """make_impute_constant: replace each NaN record by a public constant."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import _validate as v
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
 from ..errors import MakeError
 from ..metrics import Metric
-from ._common import as_array, dataset_space
+from ._common import dataset_space
 
 
 def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, constant: float) -> Transformation:
@@ -16,10 +15,11 @@ def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, const
 
     The only way NaN enters a pipeline: raw data with missing values is a member of a domain
     with ``nan=True``, and this transformation maps it into the same domain without NaN, where
-    every other constructor accepts it.  A zero is released as +0.0, whatever its sign.
+    every other constructor accepts it.  A zero is released as +0.0, whatever its sign.  The
+    domain's engine imputes (a local column into a new numpy array; a Spark column lazily).
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T=float, nan=True))``, any ``size``.
+        * Input domain: ``vector_domain(atom_domain(T=float, nan=True))``, any ``size``, any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: ``vector_domain(atom_domain(T=float))`` with the same size, not sorted
           (the constant can land anywhere in the order).
@@ -46,17 +46,16 @@ def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, const
         ([0.5, 0.0, 1.0], 1)
     """
     # [proof:make_impute_constant]
-    elem = dataset_space(input_domain, input_metric, T=float, allow_nan=True)
+    elem = dataset_space(input_domain, input_metric, T=float, allow_nan=True, any_engine=True)
     if not elem.nan:
         raise MakeError(f"input_domain ({input_domain!r}) must admit NaN (atom_domain(T=float, nan=True)): "
                         "data without NaN needs no imputation")
     value = v.number("constant", constant) + 0.0      # finite; -0.0 -> +0.0
     out = input_domain.with_(element_domain=AtomDomain(float, None, False), sorted=False)
+    engine = column_engine(input_domain)
 
     def function(x):
-        y = as_array(x)                   # a new array, without -0.0
-        y[np.isnan(y)] = value            # each record: x_i, or the constant where x_i is NaN
-        return y
+        return engine.impute(x, value)    # each record: x_i, or the constant where x_i is NaN
 
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_impute_constant]

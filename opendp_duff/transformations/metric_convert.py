@@ -58,7 +58,7 @@ def make_symmetric_to_change_one(input_domain: VectorDomain, input_metric: Metri
         (ChangeOneDistance(), 0, 2, 2)
     """
     # [proof:make_symmetric_to_change_one]
-    dataset_space(input_domain, input_metric, need_size=True)
+    dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be symmetric_distance()")
     return Transformation(input_domain, input_domain, input_metric, ChangeOneDistance(),
@@ -99,7 +99,7 @@ def make_change_one_to_symmetric(input_domain: Union[VectorDomain, DataFrameDoma
     """
     # [proof:make_change_one_to_symmetric]
     if not isinstance(input_domain, DataFrameDomain):
-        dataset_space(input_domain, input_metric, need_size=True)
+        dataset_space(input_domain, input_metric, need_size=True, any_engine=True)
     elif input_domain.size is None:
         raise MakeError(f"input_domain ({input_domain!r}) must have a known size")
     if not isinstance(input_metric, ChangeOneDistance):

@@ -4,15 +4,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .. import _validate as v
 from ..core import Transformation, then
+from ..engines import engine_for, engine_named
 from ..errors import MakeError
-from ..frames._backends import backend_of
 from ..frames.domain import DataFrameDomain, PartitionDomain
 from ..metrics import Metric, PartitionBound, PartitionDistance, SymmetricDistance
-from .count_by_candidates import candidate_index, validate_candidates
+from ..metrics_id import GroupedSymmetricDistance
+from .count_by_candidates import validate_candidates
 
 __all__ = ["make_partition_by", "then_partition_by"]
 
@@ -24,19 +23,23 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Part i holds the rows whose ``by`` value equals ``keys[i]``, in their order in the frame;
     a key absent from the data gets an empty part; rows whose value is no key are dropped.
     The parts keep the declared columns only.  The keys are public: they are never read from
-    the data, so which groups exist reveals nothing.
+    the data, so which groups exist reveals nothing.  The engine of the domain splits: a
+    local frame into light parts (views of the declared columns gathered in key order, each a
+    frame of its library on demand); a Spark frame into lazy parts whose statistics are
+    computed for every key in the same passes (:mod:`opendp_duff.engines.spark`).
 
     Contract:
-        * Input domain: ``dataframe_domain(columns, size)`` with ``by`` among the columns
-          (float, int or str).
-        * Input metric: ``symmetric_distance()`` (frames as multisets of rows).
-        * Output domain: ``PartitionDomain(dataframe_domain(columns), keys)``: tuples of
-          len(keys) frames of any size.
+        * Input domain: ``dataframe_domain(columns, size, engine)`` with ``by`` among the
+          columns (float, int or str).
+        * Input metric: ``symmetric_distance()`` (frames as multisets of rows), or
+          ``grouped_symmetric_distance((by,))`` (the output of ``make_truncate_per_group``).
+        * Output domain: ``PartitionDomain(dataframe_domain(columns, engine=engine), keys)``:
+          tuples of len(keys) parts of any size.
         * Output metric: ``partition_distance(symmetric_distance())``.
 
     Args:
         input_domain: the domain of the frames (see the contract).
-        input_metric: ``symmetric_distance()``.
+        input_metric: ``symmetric_distance()`` or ``grouped_symmetric_distance((by,))``.
         by: the name of a declared column.
         keys: a public, non-empty list, tuple or 1-d array of distinct values of the column's
             type, compared as in ``make_count_by_candidates`` (floats as float64 values, -0.0
@@ -45,12 +48,14 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     Stability map:
         ``map(d_in) = (d_in, d_in, d_in)``: each row added or removed lands in at most one
         part, so at most d_in parts differ, their symmetric distances sum to at most d_in,
-        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.
+        and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.  Under
+        ``grouped_symmetric_distance((by,))``: ``map((l0, l1, linf)) = (l0, l1, linf)``, the
+        parts being some of the groups the metric counts.
 
-    Running time: O(n) plus the copy of the declared columns: the key column is coded
-    against the keys (a hash lookup for strings, a binary search among the keys for
-    numbers), the rows are grouped by a stable counting sort of the small integer codes,
-    and each part is a contiguous slice of the grouped frame.
+    Running time (local frames): O(rows + keys) plus the copy of the declared columns: the key
+    column is coded against the keys (a hash lookup for strings, a binary search among the
+    keys for numbers), the rows are grouped by a stable radix sort of the integer codes, and
+    each part is a contiguous slice of the gathered columns.  Spark: no pass.
 
     Proof: ``proofs/transformations/partition/make_partition_by.tex``.
 
@@ -62,51 +67,30 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         >>> dom = dp.dataframe_domain({"region": dp.atom_domain(T=str), "income": dp.atom_domain(T=float)})
         >>> t = (dom, dp.symmetric_distance()) >> dp.t.then_partition_by("region", keys=["N", "S", "W"])
         >>> parts = t(pd.DataFrame({"region": ["S", "N", "S", "E"], "income": [1.0, 2.0, 3.0, 4.0]}))
-        >>> [p["income"].tolist() for p in parts], t.map(1)
+        >>> [p.column("income").tolist() for p in parts], t.map(1)
         ([[2.0], [1.0, 3.0], []], PartitionBound(l0=1, l1=1, linf=1))
     """
     # [proof:make_partition_by]
     v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
-    v.instance("input_metric", input_metric, SymmetricDistance, "symmetric_distance()")
+    v.instance("input_metric", input_metric, (SymmetricDistance, GroupedSymmetricDistance),
+               "symmetric_distance() or grouped_symmetric_distance((by,))")
     if not isinstance(by, str) or by not in input_domain.columns:
         raise MakeError(f"by ({by!r}) must be one of the declared columns {list(input_domain.columns)!r}")
-    elem = input_domain.columns[by]
-    keys = validate_candidates(keys, elem.T, name="keys")
-    names = list(input_domain.columns)
-    k = len(keys)
-    numeric_index = None if elem.T is str else candidate_index(keys, elem.T)
-    key_domain = input_domain.column_domain(by)
-    out = PartitionDomain(DataFrameDomain(input_domain.columns, None), keys)
+    per_group = isinstance(input_metric, GroupedSymmetricDistance)     # a triple already
+    if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != (by,):
+        raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
+    keys = validate_candidates(keys, input_domain.columns[by].T, name="keys")
+    out = PartitionDomain(DataFrameDomain(input_domain.columns, None, input_domain.engine), keys)
+    named = None if input_domain.engine is None else engine_named(input_domain.engine)
 
     def function(df: Any) -> tuple[Any, ...]:
-        backend = backend_of(df)                      # a member is a pandas or Polars frame
-        assert backend is not None
-        codes: np.ndarray | None
-        if numeric_index is None:                     # strings: the library's hash lookup
-            codes = backend.string_codes(df, by, keys)
-        else:                                         # numbers: the admitted column, searched
-            codes = numeric_index(key_domain.admit(backend.column(df, by)))
-        assert codes is not None                      # an admitted column fits its dtype
-        order, starts = group_rows(codes, k)
-        grouped = backend.take(backend.select(df, names), order)
-        return tuple(backend.slice(grouped, starts[i], starts[i + 1]) for i in range(k))
+        engine = named or engine_for(df)             # a member is a frame of the engine (a local one if None)
+        return engine.split(df, by, keys, input_domain)
 
-    return Transformation(input_domain, out, input_metric, PartitionDistance(input_metric), function,
-                          lambda d_in: PartitionBound(d_in, d_in, d_in))
+    return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,
+                          lambda d_in: PartitionBound(*d_in) if per_group else PartitionBound(d_in, d_in, d_in))
     # [end:make_partition_by]
 
 
 then_partition_by = then(make_partition_by)
 
-
-# [proof:group_rows]
-def group_rows(codes: np.ndarray, k: int) -> tuple[np.ndarray, list[int]]:
-    """Rows grouped by code: ``order`` lists the rows with code 0, then code 1, ..., then
-    code k - 1, each group in increasing row order (rows with code k are left out), and part
-    j is ``order[starts[j]:starts[j + 1]]``.  ``codes`` are integers in [0, k]."""
-    counts = np.bincount(codes, minlength=k + 1)
-    starts = [0, *np.cumsum(counts[:k]).tolist()]
-    small = np.uint8 if k < 2 ** 8 else np.uint16 if k < 2 ** 16 else np.int64
-    order = np.argsort(codes.astype(small), kind="stable")   # a radix sort for 8- and 16-bit codes
-    return order[:starts[k]], starts
-# [end:group_rows]

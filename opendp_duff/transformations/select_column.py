@@ -7,8 +7,8 @@ from typing import Any
 
 from .. import _validate as v
 from ..core import Transformation, then
+from ..engines import engine_for, engine_named
 from ..errors import MakeError
-from ..frames._backends import backend_of
 from ..frames.domain import DataFrameDomain
 from ..metrics import ChangeOneDistance, Metric
 from ._common import DATASET_METRICS
@@ -19,14 +19,17 @@ __all__ = ["make_select_column", "then_select_column", "make_select_columns", "t
 def make_select_column(input_domain: DataFrameDomain, input_metric: Metric, key: str) -> Transformation:
     """Select the column ``key`` of a data frame: frame -> the column as a vector.
 
-    The column is read as a numpy array and admitted by its vector domain: a float64 or
-    int64 array for numbers, an object array of Python ``str`` for strings.
+    On a local frame the column is read as a numpy array and admitted by its vector domain: a
+    float64 or int64 array for numbers, an object array of Python ``str`` for strings.  On a
+    Spark frame it is the lazy column of the frame (no pass: the statistic at the end of the
+    chain reads it).
 
     Contract:
-        * Input domain: ``dataframe_domain(columns, size)`` with ``key`` among the columns.
+        * Input domain: ``dataframe_domain(columns, size, engine)`` with ``key`` among the columns.
         * Input metric: ``symmetric_distance()``, or ``change_one_distance()`` with a known
           size.  Frames are compared as multisets of rows.
-        * Output domain: ``vector_domain(columns[key], size=size)``.
+        * Output domain: ``vector_domain(columns[key], size=size)`` of the engine's columns
+          (``engine=None`` for a local frame: a numpy array; ``engine="spark"`` for Spark).
         * Output metric: the input metric.
 
     Args:
@@ -59,12 +62,12 @@ def make_select_column(input_domain: DataFrameDomain, input_metric: Metric, key:
         raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, not {input_domain!r}")
     if not isinstance(key, str) or key not in input_domain.columns:
         raise MakeError(f"key ({key!r}) must be one of the declared columns {list(input_domain.columns)!r}")
-    out = input_domain.column_domain(key)      # vector_domain(columns[key], size=size)
+    out = input_domain.column_domain(key)      # vector_domain(columns[key], size=size) of the engine
+    named = None if input_domain.engine is None else engine_named(input_domain.engine)
 
     def function(df: Any) -> Any:
-        backend = backend_of(df)               # a member is a pandas or Polars frame
-        assert backend is not None
-        return out.admit(backend.column(df, key))   # the column of a member is a member of out
+        engine = named or engine_for(df)       # a member is a frame of the engine (a local one if None)
+        return engine.column(df, key, out)     # the column of a member is a member of out
 
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_select_column]
@@ -78,12 +81,14 @@ def make_select_columns(input_domain: DataFrameDomain, input_metric: Metric, key
 
     What a query runs first when it reads few of many declared columns, so that later
     steps (``make_partition_by`` gathers every declared column of each part) move only
-    those.  The frame's rows, and their order, are kept.
+    those.  The frame's rows, and their order, are kept.  A Spark frame, or a part of a
+    split, is kept as it is (it is a member of the output domain: its other columns are
+    never read).
 
     Contract:
-        * Input domain: ``dataframe_domain(columns, size)`` with every key among the columns.
+        * Input domain: ``dataframe_domain(columns, size, engine)`` with every key among the columns.
         * Input metric: ``symmetric_distance()``, or ``change_one_distance()`` with a known size.
-        * Output domain: ``dataframe_domain({k: columns[k] for k in keys}, size)``.
+        * Output domain: ``dataframe_domain({k: columns[k] for k in keys}, size, engine)``.
         * Output metric: the input metric.
 
     Args:
@@ -119,11 +124,11 @@ def make_select_columns(input_domain: DataFrameDomain, input_metric: Metric, key
                         f"{list(input_domain.columns)!r}")
     names = list(keys)
     out = input_domain.with_(columns={k: input_domain.columns[k] for k in names})
+    named = None if input_domain.engine is None else engine_named(input_domain.engine)
 
     def function(df: Any) -> Any:
-        backend = backend_of(df)               # a member is a pandas or Polars frame
-        assert backend is not None
-        return backend.select(df, names)       # the same rows, in order, with these columns
+        engine = named or engine_for(df)       # a member is a frame of the engine (a local one if None)
+        return engine.select(df, names)        # the same rows, in order, with (at least) these columns
 
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_select_columns]

@@ -3,19 +3,24 @@ from __future__ import annotations
 
 from ..core import Transformation, then
 from ..domains import VectorDomain
+from ..engines import column_engine
 from ..metrics import Metric
-from ._common import as_array, dataset_space
+from ._common import dataset_space
 
 
 def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """Sort the records in non-decreasing order.
 
-    Mechanisms that read order statistics (the Duff median and quantiles, the smooth
-    medians) accept only a sorted domain, which this transformation produces.
+    The smooth mechanisms read order statistics and accept only a sorted domain, which this
+    transformation produces (the Duff median and quantiles take either).  The domain's engine
+    sorts: a local column into a new numpy array; a Spark column, which has no row order of
+    its own, is marked sorted (no pass: every listing the engine makes of it, such as the
+    collected column of the smooth mechanisms, is sorted; its statistics read rank windows,
+    which need no order).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN; any
-          bounds and size.
+          bounds, size and engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: the input domain with ``sorted=True``.
         * Output metric: the input metric.
@@ -40,13 +45,11 @@ def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformatio
         ([1.0, 2.0, 3.0], 2, True)
     """
     # [proof:make_sort]
-    T = dataset_space(input_domain, input_metric).T
+    T = dataset_space(input_domain, input_metric, any_engine=True).T
+    engine = column_engine(input_domain)
 
     def function(x):
-        y = as_array(x, T)              # a new array (floats without -0.0)
-        y.sort(kind="stable" if T is int else None)  # in place: a permutation of the records,
-        #                                              non-decreasing (any order of ties will do)
-        return y
+        return engine.sort(x, T)        # a permutation of the records, non-decreasing
 
     out = input_domain.with_(sorted=True)
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)

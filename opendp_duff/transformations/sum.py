@@ -11,9 +11,10 @@ from .. import arithmetic as ar
 from .._constants import MAX
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
+from ..engines import column_engine
 from ..errors import MakeError
 from ..metrics import AbsoluteDistance, ChangeOneDistance, Metric
-from ._common import as_array, dataset_space
+from ._common import dataset_space
 
 MAX_SIZE = 2 ** 40   # the proof's accumulation bound (Lemma "No overflow") needs n < 2^40
 
@@ -43,15 +44,17 @@ BINARY64 = binary64_probe()   # evaluated once, at import
 def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """Sum n bounded floats, n public.
 
-    The released value is ``math.fsum(x)``: the exact sum S, correctly rounded once to a float
-    [She97], so |fl(S) - S| <= ulp(n M)/2 with M = max(|lo|, |hi|), because |S| <= n M.  A naive
-    float sum can move much further than its idealised sensitivity [CSVW22]; the exact sum
-    leaves a single rounding per dataset.
+    The released value is the exact sum S, correctly rounded once to a float (what
+    ``math.fsum(x)`` returns [She97]), so |fl(S) - S| <= ulp(n M)/2 with M = max(|lo|, |hi|),
+    because |S| <= n M.  A naive float sum can move much further than its idealised sensitivity
+    [CSVW22]; the exact sum leaves a single rounding per dataset.  The domain's engine computes
+    S exactly as a rational (locally from the records' integer mantissas; on Spark from integer
+    limbs summed as decimals, one aggregation), and the division of two integers rounds it once.
 
     Contract:
-        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(lo, hi)), size=n)``; the
-          size must be known (with an unknown size the rounding term has no bound), below 2^40,
-          and n M < MAX / 2 so that no partial sum overflows.
+        * Input domain: ``vector_domain(atom_domain(T=float, bounds=(lo, hi)), size=n)``, any
+          engine; the size must be known (with an unknown size the rounding term has no
+          bound), below 2^40, and n M < MAX / 2 so that the sum is far from overflowing.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()``.
         * Output domain: ``atom_domain(T=float)``.  Output metric: ``absolute_distance(T=float)``.
         * Platform: IEEE 754 binary64 round-to-nearest-even without double rounding (checked
@@ -80,7 +83,8 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
         (1.75, True)
     """
     # [proof:make_sum]
-    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, T=float)
+    elem = dataset_space(input_domain, input_metric, need_bounds=True, need_size=True, T=float,
+                         any_engine=True)
     if not BINARY64:
         raise MakeError("make_sum needs IEEE 754 binary64 round-to-nearest arithmetic without double "
                         "rounding, and this platform failed the probe (binary64_probe)")
@@ -105,8 +109,11 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
         k = d_in if per_unit else d_in // 2
         return ar.add_up(ar.mul_up(k, width), rounding)
 
+    engine = column_engine(input_domain)
+
     def function(x):
-        return math.fsum(as_array(x).tolist())
+        exact = engine.exact_sum(x)                    # the exact rational sum S
+        return exact.numerator / exact.denominator     # int / int: S correctly rounded, once
 
     return Transformation(input_domain, AtomDomain(float), input_metric, AbsoluteDistance(float),
                           function, stability_map)

@@ -1,3 +1,3 @@
 """The expression tests use the Spark tests' session fixture (one local SparkSession for the
 whole run), imported here rather than defined twice."""
-from spark.conftest import spark  # noqa: F401
+from engines.spark.conftest import spark  # noqa: F401

@@ -78,9 +78,14 @@ def test_things_that_are_not_frames_are_refused_by_type(x):
     assert issubclass(kind, NotAMemberTypeError) and "pandas or Polars DataFrame" in text
 
 
-def test_a_series_or_a_lazy_frame_is_not_a_frame():
+def test_a_series_is_not_a_frame_and_a_lazy_frame_is_admitted_collected():
     assert not DOM.member(pd.Series([1.0]))
-    assert not DOM.member(good("polars").lazy())
+    lazy = good("polars").with_columns(pl.lit(SECRET).alias("notes")).lazy()
+    admitted = DOM.admit(lazy)
+    assert isinstance(admitted, pl.DataFrame) and admitted.columns == list(COLUMNS)   # declared columns only
+    assert not DOM.member(good("polars").with_columns(pl.lit(math.nan).alias("income")).lazy())
+    text, kind = refusal_text(DOM, pl.DataFrame({"income": [1.0]}).lazy())
+    assert "'region'" in text and issubclass(kind, NotAMemberTypeError)
 
 
 def test_pandas_duplicated_label_is_refused():

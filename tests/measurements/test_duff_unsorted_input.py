@@ -1,5 +1,5 @@
 """make_duff_median and make_duff_quantile on unsorted input: the rank windows of
-opendp_duff.measurements._rank_window and the law of the selected path.
+opendp_duff.engines.rank_window and the law of the selected path.
 
 Deterministic tests: the window selected from shuffled records equals the one sliced from
 the sorted records (values, tail counts, ties, sorted tails) on random and adversarial data
@@ -28,9 +28,9 @@ from scipy import stats
 import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.duff_utility import quantile_step_function
-from opendp_duff.measurements import _selection
+from opendp_duff.engines import selection as _selection
 from opendp_duff.measurements import duff as duff_mod
-from opendp_duff.measurements._rank_window import SelectedRecords, SortedRecords
+from opendp_duff.engines.rank_window import SelectedRecords, SortedRecords
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests, seeded_rng_for_tests
 
 ALPHA = 1e-3

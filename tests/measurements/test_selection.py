@@ -1,4 +1,4 @@
-"""The one-pass selection kernel (opendp_duff.measurements._selection.select_window) against a
+"""The one-pass selection kernel (opendp_duff.engines.selection.select_window) against a
 brute force: sort the (clipped) records, slice the window, count the ties.
 
 Deterministic tests: values, counts, ties and sorted tails (including the sign of each zero)
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from opendp_duff.measurements import _selection as sel
-from opendp_duff.measurements._rank_window import SelectedRecords, SortedRecords
-from opendp_duff.measurements._selection import select_window
+from opendp_duff.engines import selection as sel
+from opendp_duff.engines.rank_window import SelectedRecords, SortedRecords
+from opendp_duff.engines.selection import select_window
 
 
 def brute(x, first, last, clip):

@@ -61,3 +61,15 @@ def test_no_private_member_of_another_object(path):
                if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))]
     assert not reached, f"{path.name} reaches private members: {reached}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_data_engines_are_reached_only_through_the_engine_layer(path):
+    """No module of plans or context imports a data library or an engine's own module: data is
+    read through ``opendp_duff.engines`` (engine_for, the Engine protocol) alone."""
+    for module, level, _ in imports(path):
+        top = module.split(".")[0] if level == 0 else ""
+        assert top not in ("pandas", "polars", "pyspark"), f"{path.name} imports {module}"
+        target = absolute(path, module, level)
+        if target.startswith("engines"):
+            assert target == "engines", f"{path.name} imports {target}, not opendp_duff.engines"

@@ -31,6 +31,7 @@ import opendp_duff as dp
 from opendp_duff.core import Measurement, Transformation
 from opendp_duff.experiments import _baselines
 from opendp_duff.measures import PrivacyProfile
+from opendp_duff.metrics_id import symmetric_id_distance
 from opendp_duff.samplers import seeded_rng_for_tests
 
 # --------------------------------------------------------------------------- shared data
@@ -290,6 +291,36 @@ def _c(v, run=True):
         parts = t(pd.DataFrame({"k": [float(t.output_domain.keys[0]), 5.0, 7.0], "x": SECRET[:3]}))
         assert t.output_domain.member(parts) and [len(p) for p in parts] == [1, 1]
         assert t.map(1) == (1, 1, 1) and t.map(0) == (0, 0, 0)
+    return t
+
+
+def _truncate_release(t, k_rows):
+    import pandas as pd
+    frame = pd.DataFrame({"id": [1, 1, 1, 2], "g": ["a", "b", "a", "a"], "x": SECRET[:4]})
+    out = t(frame)
+    assert t.output_domain.member(out) and len(out) == k_rows
+    one, zero = (tuple(d) if isinstance(d, tuple) else (d,) for d in (t.map(1), t.map(0)))
+    assert all(type(c) is int and c > 0 for c in one) and zero == (0,) * len(one)
+
+
+_ID_SPACE = (dp.dataframe_domain({"id": dp.atom_domain(T=int), "g": dp.atom_domain(T=str),
+                                  "x": dp.atom_domain(T=float)}),
+             symmetric_id_distance("id"))
+
+
+@case("make_truncate_per_id.contributions", "positive")
+def _c(v, run=True):
+    t = dp.t.make_truncate_per_id(*_ID_SPACE, contributions=v, key=bytes(16))
+    if run:
+        _truncate_release(t, min(3, t.map(1)) + 1)
+    return t
+
+
+@case("make_truncate_per_group.max_groups", "positive")
+def _c(v, run=True):
+    t = dp.t.make_truncate_per_group(*_ID_SPACE, by="g", max_groups=v, contributions=1, key=bytes(16))
+    if run:
+        _truncate_release(t, min(2, t.map(1)[0]) + 1)
     return t
 
 

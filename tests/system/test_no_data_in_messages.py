@@ -25,6 +25,7 @@ import pytest
 import opendp_duff as dp
 from opendp_duff import samplers
 from opendp_duff.experiments import _baselines as baselines
+from opendp_duff.metrics_id import symmetric_id_distance
 
 pd = pytest.importorskip("pandas", reason="the frame and partition entries need pandas (the pandas extra)")
 
@@ -148,12 +149,19 @@ TABLE = {
     "make_sequential_composition": (lambda: dp.c.make_sequential_composition(*FRAME, dp.max_divergence(), 1, 1.0),
                                     FRAME_MEMBER),
     "make_count_by_key": (lambda: RAW >> dp.t.then_count_by_key(), MEMBER),
+    "make_truncate_per_id": (lambda: (FRAME_DOM, symmetric_id_distance("region"))
+                             >> dp.t.then_truncate_per_id(contributions=1, key=bytes(16))
+                             >> dp.t.then_select_column("income"), FRAME_MEMBER),
+    "make_truncate_per_group": (lambda: (FRAME_DOM, symmetric_id_distance("region"))
+                                >> dp.t.then_truncate_per_group("income", max_groups=1, contributions=1,
+                                                                key=bytes(16)), FRAME_MEMBER),
     "make_threshold_keys": (lambda: RAW >> dp.t.then_count_by_key()
                             >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0), MEMBER),
 }
 
 NOT_CONSTRUCTORS = {
     "binary_search_param": "searches a public parameter; reads no data",
+    "draw_truncation_key": "draws a fresh secret key from the byte source; reads no data",
 }
 # Public constructors outside dp.t, dp.m and dp.c: the papers' baselines, kept with the experiments.
 OTHER_CONSTRUCTORS = ["make_smooth_median_baseline", "then_smooth_median_baseline"]

@@ -18,7 +18,6 @@ from fractions import Fraction
 
 import attrs
 import numpy as np
-import pandas as pd
 import pytest
 
 import opendp_duff as dp
@@ -94,6 +93,7 @@ def test_a_raising_post_processor_uses_up_its_share():
 
 
 def test_grouped_post_processing_that_raises_is_charged_too():
+    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"g": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]})
     ctx = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
                                 privacy_loss=dp.loss_of(epsilon=1.0))
@@ -174,23 +174,22 @@ def test_a_queryable_refuses_an_interactive_query_before_the_data():
     assert outer.spent == 0.0 and outer.queries == 0
 
 
-@pytest.mark.slow      # imports pyspark (no session)
 def test_the_spark_grouped_release_refuses_an_interactive_or_user_built_part():
-    pytest.importorskip("pyspark")
-    from opendp_duff.spark import make_spark_grouped, spark_frame_domain
-    dom = spark_frame_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)})
-    part = spark_frame_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)}, None)
+    # one parallel composition for every engine: on a Spark frame domain (no pyspark needed to build)
+    dom = dp.dataframe_domain({"g": dp.atom_domain(T=int), "x": dp.atom_domain(T=float)}, engine="spark")
+    parts = (dom, dp.symmetric_distance()) >> dp.t.then_partition_by("g", keys=[1, 2])
+    part = parts.output_domain.part_domain
     inner = dp.c.make_sequential_composition(part, dp.symmetric_distance(), PURE, d_in=1, d_out=1.0)
     with pytest.raises(MakeError, match="interactive"):
-        make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], inner >> (lambda q: (q,)))
-    from opendp_duff.spark import then_spark_count
-    library = (part, dp.symmetric_distance()) >> then_spark_count() >> dp.m.then_laplace(scale=1.0)
-    assert make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], library).certified
+        parts >> dp.c.then_parallel_composition(inner >> (lambda q: (q,)))
+    library = ((part, dp.symmetric_distance()) >> dp.t.then_select_column("x") >> dp.t.then_count()
+               >> dp.m.then_laplace(scale=1.0))
+    assert (parts >> dp.c.then_parallel_composition(library)).certified
     user = dp.Measurement(part, dp.symmetric_distance(), PURE, lambda f: 0, lambda d: d)
-    refused(lambda: make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], user))
+    refused(lambda: parts >> dp.c.then_parallel_composition(user))
     dp.enable_features("honest-but-curious")
     try:
-        assert not make_spark_grouped(dom, dp.symmetric_distance(), "g", [1, 2], user).certified
+        assert not (parts >> dp.c.then_parallel_composition(user)).certified
     finally:
         dp.disable_features("honest-but-curious")
 
@@ -308,6 +307,7 @@ def test_a_custom_smooth_noise_record_is_refused():
 
 
 def test_every_library_mechanism_of_the_context_is_certified():
+    pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"g": ["a", "b", "a"] * 10, "x": np.linspace(0.0, 10.0, 30)})
     unit = dp.unit_of(contributions=1)
     for loss in (dp.loss_of(epsilon=1.0), dp.loss_of(rho=0.5), dp.loss_of(epsilon=1.0, delta=1e-6)):

@@ -12,6 +12,7 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff.errors import MakeError, MakeTypeError
+from opendp_duff.engines import candidates as counting
 from opendp_duff.transformations import count_by_candidates as cbc
 
 
@@ -36,7 +37,7 @@ def test_vectorised_validation_gives_the_same_values(candidates, T):
     assert got == want and [type(c) for c in got] == [type(c) for c in want]
     assert not any(isinstance(c, float) and np.signbit(c) and c == 0 for c in got)   # -0.0 is 0.0
     cands = cbc.candidate_values(candidates, T)
-    assert isinstance(cands, cbc.Candidates) and len(cands) == len(want)
+    assert isinstance(cands, counting.Candidates) and len(cands) == len(want)
     assert [cands[j] for j in range(len(cands))] == list(want)
     assert cbc.candidate_values(cands, T) is cands
 
@@ -69,11 +70,11 @@ def brute_codes(cands, x):
     return [pos.get(float(e) + 0.0 if isinstance(cands[0], float) else int(e), len(cands)) for e in x]
 
 
-@pytest.mark.parametrize("sort_keys", [cbc._SORT_KEYS, 0])
-@pytest.mark.parametrize("chunk", [cbc._CHUNK, 5])
+@pytest.mark.parametrize("sort_keys", [counting._SORT_KEYS, 0])
+@pytest.mark.parametrize("chunk", [counting._CHUNK, 5])
 def test_index_and_counts_equal_a_brute_force(monkeypatch, sort_keys, chunk):
-    monkeypatch.setattr(cbc, "_SORT_KEYS", sort_keys)   # 0: every lookup in sorted order
-    monkeypatch.setattr(cbc, "_CHUNK", chunk)
+    monkeypatch.setattr(counting, "_SORT_KEYS", sort_keys)   # 0: every lookup in sorted order
+    monkeypatch.setattr(counting, "_CHUNK", chunk)
     rng = np.random.default_rng(70)
     cases = [
         (rng.permutation(200), rng.integers(-20, 240, 500), int),                      # a table

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
-from opendp_duff.transformations.count_by_candidates import candidate_index
+from opendp_duff.engines.candidates import candidate_index
 
 from helpers import multiset_distance
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
-from opendp_duff.transformations.partition import group_rows
+from opendp_duff.engines._frames import group_rows
 
 from helpers import multiset_distance
 

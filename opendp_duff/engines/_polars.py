@@ -1,0 +1,106 @@
+"""The Polars engine: Polars DataFrames, LazyFrames and Series (Polars is never imported here).
+
+A LazyFrame is admitted by collecting its declared columns (one collection): the collected
+DataFrame is the admitted value, so every later step reads the same rows.  Column names are
+unique; a null reads as NaN in a numeric column and as None in a string column.  Key columns
+of type Enum or Categorical are compared as strings, so a public key outside an Enum's
+categories is an empty part, never an error.  Proof: ``proofs/engines/local.tex`` (L2).
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..frames.domain import dataframe_domain
+from ._frames import LocalFrames
+from .local import dtype_T, element_domain, series_schema
+
+__all__ = ["PolarsEngine"]
+
+
+def _is_object(values: Any) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype.kind == "O"
+
+
+# [proof:polars_engine]
+class PolarsEngine(LocalFrames):
+    """polars.DataFrame and polars.LazyFrame (admitted as the collected DataFrame), polars.Series."""
+
+    name = "polars"
+
+    @staticmethod
+    def _pl() -> Any:
+        return sys.modules.get("polars")
+
+    def is_frame(self, x: object) -> bool:
+        pl = self._pl()
+        return pl is not None and isinstance(x, (pl.DataFrame, pl.LazyFrame))
+
+    def recognises(self, data: object) -> bool:
+        pl = self._pl()
+        return super().recognises(data) or (pl is not None and isinstance(data, pl.Series))
+
+    def _lazy(self, x: Any) -> bool:
+        return isinstance(x, self._pl().LazyFrame)
+
+    def materialize(self, x: Any, names: Sequence[str]) -> Any:
+        return x.select(list(names)).collect() if self._lazy(x) else x
+
+    def columns(self, df: Any) -> list[Any]:
+        return list(df.collect_schema().names() if self._lazy(df) else df.columns)
+
+    def has_column(self, df: Any, name: str) -> bool:
+        return name in self.columns(df)
+
+    def read_column(self, df: Any, name: str) -> np.ndarray:
+        return np.asarray(df.get_column(name).to_numpy())
+
+    def n_rows(self, df: Any) -> int:
+        return int(df.height)
+
+    def take_columns(self, df: Any, names: Sequence[str]) -> Any:
+        return df.select(list(names))
+
+    def take_rows(self, df: Any, rows: np.ndarray) -> Any:
+        return df[np.asarray(rows, dtype=np.int64)]
+
+    def slice_rows(self, df: Any, start: int, stop: int) -> Any:
+        return df.slice(start, stop - start)
+
+    def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
+        pl, k = self._pl(), len(keys)
+        values = df.get_column(name).cast(pl.String)     # Enum and Categorical as strings: never raises on a key
+        codes = values.replace_strict(list(keys), list(range(k)), default=k, return_dtype=pl.Int64)
+        return np.asarray(codes.to_numpy(), dtype=np.intp)   # a member has no null: no NaN here
+
+    def only_strings(self, df: Any, name: str) -> bool:
+        """A String column without nulls: every value reads as a Python str (Polars stores
+        valid UTF-8), so the column is a member of any string vector domain of its length."""
+        column = df.get_column(name)
+        return bool(column.dtype == self._pl().String and column.null_count() == 0)
+
+    def frame_from(self, columns: dict[str, Any]) -> Any:
+        return self._pl().DataFrame({k: list(v) if _is_object(v) else v for k, v in columns.items()})
+# [end:polars_engine]
+
+    def schema(self, data: object) -> Any:
+        if not self.is_frame(data):
+            return series_schema(getattr(data, "dtype", None))
+        schema = data.collect_schema() if self._lazy(data) else data.schema  # type: ignore[attr-defined]
+        columns = {}
+        for name, dtype in schema.items():
+            elem = element_domain(dtype_T(dtype))
+            if elem is not None:
+                columns[name] = elem
+        return dataframe_domain(columns)
+
+    def snapshot(self, data: object) -> Any:
+        pl = self._pl()
+        if pl is not None and isinstance(data, (pl.DataFrame, pl.Series)):
+            return data.clone()
+        if pl is not None and isinstance(data, pl.LazyFrame):
+            return data.collect()
+        return data

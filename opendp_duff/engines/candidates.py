@@ -1,0 +1,188 @@
+"""The local engines' candidate counts and key codes: records compared with public candidates.
+
+A column of a local engine is a numpy array (or, for the Duff mode's utility, any sequence of
+numbers).  :class:`Candidates` holds validated numeric candidates and finds, for each record,
+the candidate it equals; :func:`candidate_counter` counts the records equal to each candidate
+(the statistic of ``make_count_by_candidates`` and of the Duff mode); :func:`candidate_index`
+codes each record by the candidate it equals (also the key codes of the local split by public
+keys).  Floats are compared as float64 values (-0.0 equal to 0.0), integers exactly, strings
+with ``==``.  Proof: ``proofs/transformations/count_by_candidates/make_count_by_candidates.tex``.
+"""
+from __future__ import annotations
+
+import collections
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from .._constants import INT64_MAX
+
+__all__ = ["Candidates", "candidate_counter", "candidate_index", "record_keys", "record_key"]
+
+_CHUNK = 1 << 16        # cost only: records looked up per chunk (the temporaries stay in cache)
+_SORT_KEYS = 1 << 16    # cost only: with more candidates than this, look the records up in sorted order
+
+
+# [proof:candidate_counter]
+class Candidates:
+    """Numeric candidates (T float or int), validated and distinct: ``values`` in the given
+    order (int64 or float64, -0.0 read as 0.0) and an index from a record to the position of
+    the candidate equal to it.  A sequence: ``c[j]`` is candidate j as a Python int or float.
+
+    The index is a table of the range for int candidates spanning a small range
+    (``lut[v - lo] = j`` where values[j] = v, k elsewhere), else the candidates sorted
+    (``order`` and ``sorted``) and a binary search.  ``repeated``: whether two are equal."""
+
+    def __init__(self, values: np.ndarray, T: type) -> None:
+        self.values, self.T = values, T
+        k = self.k = int(values.size)
+        self.lut: np.ndarray | None = None
+        if T is int and k and int(values.max()) - int(values.min()) < max(2 ** 16, 4 * k):
+            self.lo, hi = int(values.min()), int(values.max())
+            self.lut = np.full(hi - self.lo + 1, k, dtype=np.int32 if k < 2 ** 31 - 1 else np.intp)
+            self.lut[values - self.lo] = np.arange(k)
+            self.repeated = int(np.count_nonzero(self.lut != k)) != k
+        else:
+            self.order = np.argsort(values)    # distinct values: any sort gives the same order
+            self.sorted = values[self.order]
+            self.repeated = bool((self.sorted[1:] == self.sorted[:-1]).any())
+
+    def __len__(self) -> int:
+        return self.k
+
+    def __getitem__(self, j: int) -> Any:
+        return self.values[j].item()
+
+    def _lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Position of the candidate equal to each key, k where none is."""
+        k = self.k
+        if self.lut is not None:
+            hi = self.lo + self.lut.size - 1
+            inside = (keys >= self.lo) & (keys <= hi)
+            return np.where(inside, self.lut[np.clip(keys, self.lo, hi) - self.lo], k)   # clip: no overflow
+        at = np.minimum(np.searchsorted(self.sorted, keys), k - 1)   # the first candidate >= key
+        return np.where(self.sorted[at] == keys, self.order[at], k)
+
+    def _codes(self, keys: np.ndarray) -> np.ndarray:
+        """_lookup over the keys in chunks (the temporaries stay small)."""
+        out = np.empty(keys.size, dtype=np.intp)
+        for s in range(0, keys.size, _CHUNK):
+            out[s:s + _CHUNK] = self._lookup(keys[s:s + _CHUNK])
+        return out
+
+    def index(self, x: Any) -> np.ndarray | None:
+        """x -> the intp array whose i-th entry is the j with values[j] equal to record i (float64
+        equality for floats), or k when none is; None when a record does not fit T's dtype."""
+        keys = record_keys(x, self.T)
+        if keys is None:
+            return None
+        if self.lut is None and self.k > _SORT_KEYS:   # a binary search in cache: sorted queries
+            perm = np.argsort(keys)
+            out = np.empty(keys.size, dtype=np.intp)
+            out[perm] = self._codes(keys[perm])
+            return out
+        return self._codes(keys)
+
+    def counts(self, x: Any) -> np.ndarray | None:
+        """x -> the int64 vector (n_c for c in the candidates), or None as :meth:`index`."""
+        keys = record_keys(x, self.T)
+        if keys is None:
+            return None
+        if self.lut is None and self.k > _SORT_KEYS:
+            # many candidates: sort the records and find each candidate's run of equal keys
+            # (two binary searches per candidate, in order), then put the counts in candidate order
+            keys = np.sort(keys)
+            out = np.empty(self.k, dtype=np.int64)
+            out[self.order] = _search_sorted(keys, self.sorted, "right") - _search_sorted(keys, self.sorted, "left")
+            return out
+        return np.bincount(self._codes(keys), minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
+
+
+def _search_sorted(a: np.ndarray, v: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+    """np.searchsorted(a, v, side) for a sorted v, by chunks of v, each searched only in the
+    stretch of a between the positions of its first and last entries (which bound the
+    positions of the others): the same result, with each search in cache."""
+    out = np.empty(v.size, dtype=np.intp)
+    for s in range(0, v.size, _CHUNK):
+        w = v[s:s + _CHUNK]
+        lo, hi = np.searchsorted(a, w[[0, -1]], side=side)
+        out[s:s + _CHUNK] = lo + np.searchsorted(a[lo:hi], w, side=side)
+    return out
+
+
+def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:
+    """x -> the int64 vector (n_c for c in cands), where n_c counts the records equal to c.
+
+    Total on every member of a vector domain of T, and also on other sequences of numbers
+    (``duff_mode_utility`` uses it on raw data): records that do not fit T's dtype are
+    counted one by one.  Strings are tallied in a dictionary keyed by the records (``str``
+    equality), numbers through :class:`Candidates`."""
+    k = len(cands)
+    if T is str:
+        assert not isinstance(cands, Candidates)  # string candidates are a tuple
+
+        def count_strings(x: Any) -> np.ndarray:
+            tally = collections.Counter(x)        # record -> multiplicity, by str equality
+            return np.array([tally.get(c, 0) for c in cands], dtype=np.int64)
+        return count_strings
+    index = cands if isinstance(cands, Candidates) else _numeric(cands, T)
+
+    def count(x: Any) -> np.ndarray:
+        counts = index.counts(x)
+        if counts is None:                        # slow path: exact per-record lookup
+            position = {c: i for i, c in enumerate(index.values.tolist())}
+            counts = np.zeros(k, dtype=np.int64)
+            for e in x:
+                i = position.get(record_key(e, T))
+                if i is not None:
+                    counts[i] += 1
+        return counts
+
+    return count
+
+
+def candidate_index(cands: Sequence[Any], T: type) -> Callable[[Any], np.ndarray | None]:
+    """For numbers (T float or int) and distinct candidates: :meth:`Candidates.index`."""
+    return _numeric(cands, T).index
+
+
+def _numeric(cands: Sequence[Any], T: type) -> Candidates:
+    return Candidates(np.asarray(cands, dtype=np.float64 if T is float else np.int64), T)
+
+
+def record_keys(x: Any, T: type) -> np.ndarray | None:
+    """The records as a float64 (T=float) or int64 (T=int) array, or None when a record
+    does not fit that dtype (then the caller counts record by record)."""
+    try:
+        arr = np.asarray(x)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    arr = arr.reshape(-1)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.float64 if T is float else np.int64)
+    if T is float:
+        if arr.dtype.kind in "fiu":
+            return arr.astype(np.float64, copy=False)
+        return None
+    if arr.dtype.kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "u":
+        if (arr > np.uint64(INT64_MAX)).any():   # would wrap around in int64
+            return None
+        return arr.astype(np.int64)
+    return None
+
+
+def record_key(e: Any, T: type) -> Any:
+    """One record as a comparable key: int(e), or its float64 value (an integer too large
+    for a float becomes the infinity of its sign, which equals no finite candidate)."""
+    if T is int:
+        return int(e)
+    try:
+        f = float(e)
+    except OverflowError:
+        return math.inf if e > 0 else -math.inf
+    return f + 0.0
+# [end:candidate_counter]

@@ -1,0 +1,140 @@
+"""Brackets of the rank windows: which rows a window pass keeps, chosen from exact histograms.
+
+A key's bracket is a chain of *levels*.  Level i maps a value x to the number
+``y_i(x) = min(max((x - u_i) c_i, -1), B_i)`` (double arithmetic, c_i >= 0 finite) and keeps
+the rows with ``l_i <= y_i(x) < h_i + 1``; a row is *below* (side -1) if it fails a level by
+being low, *above* (side +1) if it fails one by being high, at the first level it fails,
+and *inside* (side 0) if it passes all.  Each y_i is non-decreasing in x (a correctly rounded
+subtraction of a constant, a product by c_i >= 0 and a clip are), so the side is a
+non-decreasing function of x: the inside rows are the values of an interval, the below rows
+precede them and the above rows follow them.  That is all a window pass needs
+(:func:`opendp_duff.engines.spark.ranks.window_pass` checks by exact counts that the inside holds the
+window, and recomputes without bracket when it does not).
+
+The levels are chosen by histogram passes: level 1 spreads [lo, hi] over B_1 bins; a pass
+counts the inside rows of each key per bin of the next level and keeps, by a running count,
+only the bins whose ranks meet the key's window, so only counts reach the driver, a few bins
+per key.  Their span is the next level.  B is about the square root of the rows to split
+(between 16 and BINS): finer bins shrink the bracket, coarser ones shuffle fewer partial
+counts.  A key is refined while its inside holds more than ``4 (window width) + BINS`` rows,
+at most MAX_LEVELS levels (ties cannot be split: a key stops when a level no longer halves
+its inside).  The choice changes the cost only.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from . import _pyspark as ps
+from . import collection
+from .parts import KID, VAL
+
+__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "level_table", "choose_levels"]
+
+BINS = 1024
+MAX_LEVELS = 4
+Level = tuple[float, float, float, float, float]     # (u, c, l, h, B)
+NEUTRAL: Level = (0.0, 0.0, 0.0, 0.0, 0.0)           # y = 0 for every finite x: always inside
+FIELDS = "uclhb"
+
+
+def _y(x: Any, i: int) -> Any:
+    F = ps.functions()
+    return F.least(F.greatest((x - F.col(f"u{i}")) * F.col(f"c{i}"), F.lit(-1.0)), F.col(f"b{i}"))
+
+
+# [proof:bracket_side]
+def side(x: Any, depth: int) -> Any:
+    """The side of a value x (-1, 0, +1) under the levels in columns u_i, c_i, l_i, h_i, b_i, i < depth."""
+    F = ps.functions()
+    expr = F.lit(0)
+    for i in reversed(range(depth)):
+        y = _y(x, i)
+        expr = F.when(y < F.col(f"l{i}"), -1).when(y >= F.col(f"h{i}") + 1.0, 1).otherwise(expr)
+    return expr
+# [end:bracket_side]
+
+
+def level_table(spark: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
+    """A small DataFrame: per key, first, last and ``depth`` levels (missing ones neutral)."""
+    t = ps.types()
+    fields = [t.StructField(KID, t.IntegerType(), False), t.StructField("first", t.LongType(), False),
+              t.StructField("last", t.LongType(), False)]
+    fields += [t.StructField(f"{c}{i}", t.DoubleType(), False) for i in range(depth) for c in FIELDS]
+    rows = [(k, first, last, *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
+            for k, (first, last, levels) in plan.items()]
+    return spark.createDataFrame(rows, t.StructType(fields))
+
+
+def _bins(rows: int) -> float:
+    """About sqrt(rows) bins, a power of two in [16, BINS]."""
+    return float(min(BINS, max(16, 1 << max(0, math.isqrt(max(rows, 1)).bit_length()))))
+
+
+def _first_level(lo: float, hi: float, rows: int) -> Level | None:
+    b = _bins(rows)
+    c = b / (hi - lo) if math.isfinite(hi - lo) and hi > lo else math.inf
+    return (lo, c, 0.0, 0.0, b) if math.isfinite(c) and c > 0 else None
+
+
+def _next_level(level: Level, rows: int) -> Level | None:
+    u, c, low, high, _ = level
+    b = _bins(rows)
+    u2, c2 = u + low / c, c * b / (high - low + 1.0)
+    return (u2, c2, 0.0, 0.0, b) if math.isfinite(u2) and math.isfinite(c2) and c2 > 0 else None
+
+
+def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]], lo: float,
+                  hi: float) -> dict[int, tuple[Level, ...]]:
+    """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes."""
+    chosen: dict[int, tuple[Level, ...]] = {k: () for k in ranks}
+    below = dict.fromkeys(ranks, 0)
+    inside = {k: n[k] for k in ranks}
+    pending = {k: lv for k in ranks if inside[k] > _cap(*ranks[k]) and (lv := _first_level(lo, hi, n[k]))}
+    while pending:
+        got = _histogram(rows, {k: (ranks[k][0] - below[k], ranks[k][1] - below[k], chosen[k], lv)
+                                for k, lv in pending.items()})
+        nxt = {}
+        for k, lv in pending.items():
+            bins = sorted(got.get(k, []), key=lambda r: r["bin"])
+            if not bins:           # the window is not inside (data changed): stop; the window pass checks
+                continue
+            start = int(bins[0]["cum"]) - int(bins[0]["c"])
+            count = int(bins[-1]["cum"]) - start
+            level = (lv[0], lv[1], float(bins[0]["bin"]), float(bins[-1]["bin"]), lv[4])
+            if count * 2 > inside[k] and chosen[k]:
+                continue           # ties: this level no longer halves the inside
+            chosen[k], below[k], inside[k] = chosen[k] + (level,), below[k] + start, count
+            refined = _next_level(level, count)
+            if refined is not None and count > _cap(*ranks[k]) and len(chosen[k]) < MAX_LEVELS:
+                nxt[k] = refined
+        pending = nxt
+    return chosen
+
+
+def _cap(first: int, last: int) -> int:
+    return 4 * (last - first + 1) + BINS
+
+
+def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Level]]) -> dict[int, list[Any]]:
+    """One aggregation: per key, the bins of its next level (the last entry of its plan) that
+    meet its window's ranks counted among its inside rows, with their counts and running counts."""
+    F, W = ps.functions(), ps.window()
+    depth = max(len(levels) for _, _, levels, _ in plan.values()) + 1
+    table = level_table(rows.sparkSession, {
+        k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
+        for k, (first, last, levels, lv) in plan.items()}, depth)
+    x = F.col(VAL)
+    inside = rows.join(F.broadcast(table), KID).where(side(x, depth - 1) == 0)
+    counts = inside.groupBy(KID, "first", "last", F.floor(_y(x, depth - 1)).alias("bin")).agg(
+        F.count(F.lit(1)).alias("c"))
+    running = W.partitionBy(KID).orderBy("bin").rowsBetween(W.unboundedPreceding, W.currentRow)
+    counts = counts.withColumn("cum", F.sum("c").over(running))
+    meets = (F.col("cum") >= F.col("first")) & (F.col("cum") - F.col("c") < F.col("last"))
+    got = collection.collect(counts.where(meets).select(KID, "bin", "c", "cum"))
+    out: dict[int, list[Any]] = {}
+    for row in got:
+        out.setdefault(row[KID], []).append(row)
+        collection.current().note(row[KID], counts=3)
+    return out

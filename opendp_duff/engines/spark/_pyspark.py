@@ -1,0 +1,87 @@
+"""pyspark, imported only when a Spark object is used, and the Spark types of each element type.
+
+``import opendp_duff`` and ``import opendp_duff.engines.spark`` work without pyspark; the first
+admission or statistic that needs it imports it here (install the ``spark`` extra).
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+from types import ModuleType
+from typing import Any
+
+__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type"]
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        module = __import__(name, fromlist=["_"])
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("the Spark engine needs pyspark: pip install 'opendp_duff[spark]' "
+                          "(and a Java runtime, e.g. Debian's openjdk-17-jre-headless)") from None
+    _quiet_pandas_notice()
+    return module
+
+
+def _quiet_pandas_notice() -> None:
+    """Import ``pyspark.testing.utils`` once, without its notice that pandas >= 3 is not fully
+    supported (pyspark 4 imports that module when py4j first converts a value, and the module
+    emits the notice on import; this backend never converts through pandas).  Only that
+    FutureWarning is filtered, only during this import."""
+    if "pyspark.testing.utils" in sys.modules:
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                                category=FutureWarning)
+        try:
+            __import__("pyspark.testing.utils")
+        except Exception:  # noqa: BLE001 - pyspark 3.x or a trimmed install: nothing to quiet
+            pass
+
+
+def functions() -> Any:
+    """``pyspark.sql.functions``."""
+    return _import("pyspark.sql.functions")
+
+
+def window() -> Any:
+    """``pyspark.sql.Window``."""
+    return _import("pyspark.sql.window").Window
+
+
+def types() -> Any:
+    """``pyspark.sql.types``."""
+    return _import("pyspark.sql.types")
+
+
+def is_spark_frame(x: object) -> bool:
+    """Whether ``x`` is a pyspark DataFrame (classic or Connect), without importing pyspark:
+    a program that holds one has imported it already."""
+    sql = sys.modules.get("pyspark.sql")
+    return sql is not None and isinstance(x, sql.DataFrame)
+
+
+_FLOAT_TYPES = ("DoubleType", "FloatType")
+_INT_TYPES = ("ByteType", "ShortType", "IntegerType", "LongType")
+
+
+def spark_type_kind(data_type: object) -> type | None:
+    """The element type T (float, int or str) that a Spark column type holds exactly, or None.
+
+    FloatType and DoubleType hold float64 values (a float32 widens exactly); the integer
+    types hold int64 values; StringType holds str.  Decimal, boolean, dates and nested
+    types have no element domain here."""
+    name = type(data_type).__name__
+    if name in _FLOAT_TYPES:
+        return float
+    if name in _INT_TYPES:
+        return int
+    if name == "StringType":
+        return str
+    return None
+
+
+def key_type(T: type) -> Any:
+    """The Spark type in which a column of element type T is compared with public values."""
+    t = types()
+    return {float: t.DoubleType(), int: t.LongType(), str: t.StringType()}[T]

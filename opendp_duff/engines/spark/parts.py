@@ -1,0 +1,122 @@
+"""Parts of a Spark frame by public keys, and the rows a statistic reads: (key index, value).
+
+A grouped release (``make_partition_by`` then ``make_parallel_composition`` on a Spark frame
+domain) runs a per-key measurement on every part, in key order.  A part is a
+:class:`SparkPart`: a lazy proxy of the DataFrame of the frame's rows whose key equals that
+public key (any attribute access builds that DataFrame, so a measurement that treats it as a
+DataFrame works, at one pass per key).  The Spark engine's statistics recognise a part and
+compute every key's statistic at once, in the same passes: the first part that asks computes
+them all (:meth:`Batch.shared`), the others read the cached results.  No Spark call is made per
+key, so a release over many keys costs the passes plus the driver's sampling.
+
+A statistic reads :func:`keyed_rows`: for an ungrouped column, (0, value) per row; for a
+column of a part, (i, value) for every row of the whole frame whose key is the i-th public
+key (an inner join with a broadcast table of the keys), so rows of other keys are dropped
+and key i's rows are exactly the rows of part i.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from . import _pyspark as ps
+from . import collection
+from .column import SparkColumn, quoted
+
+__all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
+
+KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
+_KEY = "__opendp_key"
+
+
+@attrs.define(eq=False)
+class Batch:
+    """The public partition of one frame: the column ``by`` (of element type ``T``), the
+    public ``keys`` in order, and the statistics computed so far for all keys at once."""
+
+    frame: Any
+    by: str
+    T: type
+    keys: tuple[Any, ...]
+    results: dict[Any, Any] = attrs.field(factory=dict)
+    log: collection.CollectionLog = attrs.field(factory=collection.CollectionLog)
+
+    def shared(self, name: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``name`` is asked for, the cached result after."""
+        if name not in self.results:
+            self.results[name] = compute()
+        return self.results[name]
+
+    def key_expr(self) -> Any:
+        """The column ``by`` as Spark compares it with the public keys."""
+        return ps.functions().col(quoted(self.by)).cast(ps.key_type(self.T))
+
+    def key_table(self) -> Any:
+        """A small DataFrame (key index, key) of the public keys, typed for comparison."""
+        t = ps.types()
+        schema = t.StructType([t.StructField(KID, t.IntegerType(), False),
+                               t.StructField(_KEY, ps.key_type(self.T), False)])
+        return self.frame.sparkSession.createDataFrame(list(enumerate(self.keys)), schema)
+
+
+class SparkPart:
+    """Part ``index`` of a :class:`Batch`: a lazy proxy of ``frame.where(by == keys[index])``."""
+
+    def __init__(self, batch: Batch, index: int) -> None:
+        self.batch, self.index = batch, index
+        self._frame: Any = None
+
+    def dataframe(self) -> Any:
+        """The DataFrame of this part's rows (built on first use)."""
+        if self._frame is None:
+            F = ps.functions()
+            key = self.batch.keys[self.index]
+            self._frame = self.batch.frame.where(self.batch.key_expr() == F.lit(key))
+        return self._frame
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.dataframe()[item]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("batch", "index", "_frame"):
+            raise AttributeError(name)
+        return getattr(self.dataframe(), name)
+
+    def __repr__(self) -> str:
+        return f"SparkPart(part {self.index})"
+
+
+def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[SparkPart]:
+    """One part per public key, in key order, sharing one new :class:`Batch` (no Spark call)."""
+    batch = Batch(frame, by, T, keys)
+    return [SparkPart(batch, i) for i in range(len(keys))]
+
+
+# [proof:keyed_rows]
+def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
+    """(rows, number of keys).  ``rows`` has the columns KID (int) and VAL (the column's
+    value): for an ungrouped column one row (0, value) per row of its frame; for a column of
+    a part, one row (i, value) per row of the whole frame whose key is the i-th public key."""
+    F = ps.functions()
+    if not isinstance(column.frame, SparkPart):
+        return column.frame.select(F.lit(0).alias(KID), column.expr.alias(VAL)), 1
+    batch = column.frame.batch
+    joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
+    return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
+# [end:keyed_rows]
+
+
+# [proof:shared]
+def shared(column: SparkColumn, token: Any, compute: Callable[[Any, int], list[Any]]) -> Any:
+    """This column's entry of a per-key statistic: ``compute(rows, n_keys)`` returns one
+    result per key index, computed under the column's log.  For a part it runs once per
+    batch, under the name (``token``, the column's steps): the same statistic of another
+    column is another entry.  ``token`` is a public, hashable description of the statistic."""
+    with collection.release(column.log):
+        if not isinstance(column.frame, SparkPart):
+            return compute(*keyed_rows(column))[0]
+        part = column.frame
+        return part.batch.shared((token, column.steps), lambda: compute(*keyed_rows(column)))[part.index]
+# [end:shared]
