@@ -12,6 +12,7 @@ from ..domains import AtomDomain, VectorDomain
 from ..engines import Engine, engine_for
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ..frames import DataFrameDomain
+from ..transformations import draw_truncation_key
 from ..plans import Compiled, Query, Target, check_target, compile_plan, summarize
 from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget, shown
 
@@ -60,8 +61,10 @@ class Context:
         self._engine, self._shares, self._used = engine, shares, 0
         self._lock = threading.RLock()
         self._compiled: dict[Query, Compiled] = {}
+        key = None if privacy_unit.contributions is None else draw_truncation_key()   # secret, per context
         self.target = Target(domain, privacy_unit.metric, privacy_unit.d_in, privacy_loss.measure,
-                             frame=lambda columns: engine.result_frame(data, columns))
+                             frame=lambda columns: engine.result_frame(data, columns),
+                             contributions=privacy_unit.contributions, max_groups=privacy_unit.max_groups, key=key)
         check_target(self.target)
         compositor = make_sequential_composition(domain, privacy_unit.metric, privacy_loss.measure,
                                                  privacy_unit.d_in, privacy_loss.budget)

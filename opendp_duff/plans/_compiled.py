@@ -55,6 +55,9 @@ class Target:
         measure: the privacy measure of the budget.
         frame: builds a grouped release, ``{column: values}``, as a frame of the data's library
             (by default the dict itself).
+        contributions, max_groups: under a unit by identifier (``metric`` a
+            ``SymmetricIdDistance``), the rows (and groups) of each person a query keeps.
+        key: the secret key of those truncations, drawn per context; never shown.
 
     The domain names its engine (``dataframe_domain(..., engine="spark")``; none: local data),
     and every public constructor the planner calls picks that engine's implementation from its
@@ -66,6 +69,9 @@ class Target:
     d_in: Any
     measure: Any
     frame: Callable[[dict[str, list[Any]]], Any] = attrs.field(default=_as_dict, eq=False)
+    contributions: Optional[int] = None
+    max_groups: Optional[int] = None
+    key: Optional[bytes] = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
@@ -119,7 +125,7 @@ class Grouping:
     placeholder keys that the grouped stage is calibrated on (:mod:`._discovery`)."""
 
     outer: Transformation
-    by: str
+    by: tuple[str, ...]
     keys: tuple[Any, ...]
     discovery: Optional[Discovery] = None
 
@@ -127,7 +133,8 @@ class Grouping:
 @attrs.frozen
 class State:
     """Where a plan has got to: ``chain`` starts at the data, or at a part when grouped;
-    ``not_null`` names the columns that a filter of the plan left without missing values."""
+    ``not_null`` names the columns that a filter of the plan left without missing values;
+    ``truncate`` says that each person's rows (a unit by identifier) are still to be bounded."""
 
     chain: Transformation
     grouping: Optional[Grouping] = None
@@ -135,6 +142,7 @@ class State:
     family: Optional[Family] = None
     parts: tuple[Part, ...] = ()
     not_null: frozenset[str] = frozenset()
+    truncate: bool = False
 
 
 @attrs.frozen(eq=False)
@@ -314,20 +322,23 @@ def _label(state: State, family: Family) -> str:
     """The statistic's column in a grouped release; never the name of the group column."""
     assert state.grouping is not None
     label = family.label if state.column is None else f"{state.column}_{family.label}"
-    while label == state.grouping.by:
+    while label in state.grouping.by:
         label += "_dp"
     return label
 
 
-def _release_frame(target: Target, by: str, labels: list[str], single: bool) -> Callable[[Any], Any]:
+def _release_frame(target: Target, by: tuple[str, ...], labels: list[str], single: bool) -> Callable[[Any], Any]:
     """A grouped release ``(keys, releases)`` (per key: one value, or a tuple with one per label)
-    as one frame with the column ``by`` and one per label."""
+    as one frame with a column per grouping column (a key of several columns is a tuple) and
+    one per label."""
     frame = target.frame
 
     def to_frame(grouped: Any) -> Any:
         keys, releases = grouped
         rows = [(r,) for r in releases] if single else list(releases)
-        return frame({by: list(keys), **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
+        key_columns = {by[0]: list(keys)} if len(by) == 1 else \
+            {name: [key[i] for key in keys] for i, name in enumerate(by)}
+        return frame({**key_columns, **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
 
     return to_frame
 

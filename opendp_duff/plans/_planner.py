@@ -21,6 +21,7 @@ from ..errors import MakeError, MakeTypeError
 from ..expressions import Between, Compare, ExprType, In, IsNull, Logic, check, check_predicate, parse
 from ..expressions import Column as ExprColumn
 from ..metrics import ChangeOneDistance
+from ..metrics_id import SymmetricIdDistance
 from ._discovery import Discovery, placeholders, refuse_measure
 from ._compiled import Compiled, Family, Grouping, Part, State, Target
 from ._steps import Agg, Clamp, Column, Filter, GroupBy, Impute, Stat, Statistic, Step, Then, Transform, WithColumn
@@ -35,6 +36,15 @@ def check_target(target: Target) -> None:
     same-size neighbour is at even distance, so ``contributions=1`` would protect nobody), and
     the change-one distance needs a public size."""
     size = getattr(target.domain, "size", None)
+    if isinstance(target.metric, SymmetricIdDistance):
+        columns = getattr(target.domain, "columns", None)
+        if columns is None or target.metric.identifier not in columns:
+            raise MakeError(f"a unit by identifier ({target.metric.identifier!r}) needs a data frame with that column")
+        if target.contributions is None or target.key is None:
+            raise MakeError("a unit by identifier needs contributions=k and the context's key")
+        if size is not None:
+            raise MakeError("a unit by identifier protects whole persons, whose rows appear or disappear: the "
+                            "data's size cannot be public")
     changes = isinstance(target.metric, ChangeOneDistance)
     if size is not None and not changes:
         raise MakeError(f"the data's size is declared public (size={size}): one person's rows then change "
@@ -55,10 +65,26 @@ class Planner:
         """The plan's :class:`Compiled` form (its measurement is calibrated later, per budget)."""
         state = self.start()
         for step in steps:
-            if state.family is not None:
+            if state.family is not None or state.parts:
                 raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
+            if state.truncate and not isinstance(step, (Filter, WithColumn, GroupBy)):
+                state = self.truncated(state)    # row-wise steps run on a person's rows; the rest on k of them
             state = step.accept(self, state)
         return Compiled(self.target, state)
+
+    def truncated(self, state: State, by: Any = None) -> State:
+        """Each person's rows bounded, under a unit by identifier: at most k rows
+        (``make_truncate_per_id``), or, grouping by ``by`` with ``max_groups`` g, at most g
+        groups of k rows (``make_truncate_per_group``), with the context's secret key."""
+        if not state.truncate:
+            return state
+        target = self.target
+        if by is not None and target.max_groups is not None:
+            state = self.apply(state, trans.make_truncate_per_group, by=by, max_groups=target.max_groups,
+                               contributions=target.contributions, key=target.key)
+        else:
+            state = self.apply(state, trans.make_truncate_per_id, contributions=target.contributions, key=target.key)
+        return attrs.evolve(state, truncate=False)
 
     def start(self) -> State:
         target = self.target
@@ -66,7 +92,7 @@ class Planner:
         if isinstance(target.metric, ChangeOneDistance):
             domain: Any = chain.output_domain
             chain = _transformation(chain >> trans.make_change_one_to_symmetric(domain, chain.output_metric))
-        return State(chain)
+        return State(chain, truncate=isinstance(target.metric, SymmetricIdDistance))
 
     # ---- what statistics ask for ---------------------------------------------------------------
 
@@ -123,19 +149,27 @@ class Planner:
     def visit_group_by(self, step: GroupBy, state: State) -> State:
         if state.grouping is not None or state.column is not None:
             raise MakeError(".group_by() comes first in a query, before .column()")
-        if len(step.by) != 1:
-            raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
         columns = getattr(state.chain.output_domain, "columns", None)
         if columns is None:
             raise MakeError(".group_by() needs a data frame")
-        by = step.by[0]
+        missing = [b for b in step.by if b not in columns]
+        if missing:
+            raise MakeError(f"by ({missing[0]!r}) must be one of the declared columns {list(columns)!r}")
+        if len(step.by) != 1:
+            raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
+        by: Any = step.by[0]
         discovery = None
         keys = step.keys
         if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
             refuse_measure(self.target.measure)
-            if by not in columns:
-                raise MakeError(f"by ({by!r}) must be one of the columns {list(columns)!r}")
-            counts = self.apply(self.apply(state, trans.make_select_column, key=by), trans.make_count_by_key).chain
+            if len(step.by) != 1:
+                raise MakeError(f"group_by({list(step.by)!r}) without keys: keys are discovered for one column; "
+                                "give the public keys of several columns as tuples (keys=[(...), ...])")
+            # the counts bound each person's rows on their own: k rows reach at most k keys, k rows
+            # in all, where g groups of k rows would reach g keys but g k rows in all
+            counts = self.apply(self.apply(self.truncated(state), trans.make_select_column, key=by),
+                                trans.make_count_by_key).chain
+            state = self.truncated(state, by)
 
             def partition(found: tuple[Any, ...]) -> Transformation:
                 return self.apply(state, trans.make_partition_by, by=by, keys=found).chain
@@ -143,11 +177,11 @@ class Planner:
             l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
             keys = placeholders(columns[by].T, max(1, l0))
             discovery = Discovery(counts, partition, step.key_share)
-        outer = self.apply(state, trans.make_partition_by, by=by, keys=keys).chain
+        outer = self.apply(self.truncated(state, by), trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric
         part = trans.make_identity(domain.part_domain, metric.inner)
-        return State(part, Grouping(outer, by, tuple(domain.keys), discovery))
+        return State(part, Grouping(outer, step.by, tuple(domain.keys), discovery), not_null=state.not_null)
 
     def visit_filter(self, step: Filter, state: State) -> State:
         filtered = self._row_wise(state, ".filter()", "make_filter", predicate=step.predicate)
@@ -204,10 +238,10 @@ class Planner:
                 label = family.label if column is None else f"{column}_{family.label}"
             parts.append(Part(label, reached.chain, family, weight))
         labels = [part.label for part in parts]
-        taken = set() if state.grouping is None else {state.grouping.by}
+        taken = set() if state.grouping is None else set(state.grouping.by)
         for label in labels:
             if label in taken:
-                what = "a grouping column" if state.grouping is not None and label == state.grouping.by \
+                what = "a grouping column" if state.grouping is not None and label in state.grouping.by \
                     else "another statistic"
                 raise MakeError(f"agg(): the label {label!r} is also {what}'s: name the statistics apart, "
                                 f"as in .agg({label}_2=...)")

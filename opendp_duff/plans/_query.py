@@ -89,8 +89,10 @@ class Query:
         """Select the column ``name`` of a data frame."""
         return self._then(Column(name))
 
-    def group_by(self, by: str, keys: Optional[Sequence[Any]] = None, *, key_share: float = 0.5) -> Query:
-        """Split the data frame by the column ``by`` into one group per key, in order.
+    def group_by(self, by: str | Sequence[str], keys: Optional[Sequence[Any]] = None, *,
+                 key_share: float = 0.5) -> Query:
+        """Split the data frame by the column ``by`` (or the columns, a key then being a tuple of
+        their values) into one group per key, in order.
 
         With public ``keys``, rows whose key is not among them are dropped, and a key absent
         from the data still gets a release.  Without ``keys`` (in an (epsilon, delta) context
@@ -99,9 +101,10 @@ class Query:
         releases the keys whose noisy count passes a threshold (``dp.m.make_threshold_keys``,
         calibrated so that a key held by one person's rows is released with probability
         within that part's delta), and the rest of the budget pays for the statistics of each
-        discovered key.  The release is a data frame of the data's library with the column
-        ``by`` (the keys) and one column per statistic (``<column>_<statistic>`` for one
-        statistic, with ``_dp`` appended if that is ``by``; see :meth:`agg` for several).
+        discovered key (one column only).  The release is a data frame of the data's library
+        with the grouping columns (the keys) and one column per statistic
+        (``<column>_<statistic>`` for one statistic, with ``_dp`` appended if that is a grouping
+        column; see :meth:`agg` for several).
         """
         return self._then(GroupBy(by, keys, key_share))
 

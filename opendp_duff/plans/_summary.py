@@ -92,8 +92,9 @@ def summarize(compiled: Compiled, budget: Any, alpha: float, *, spread: Any = No
         assert state.grouping is not None
         keys_budget, scale, threshold = discovery
         keys = threshold_keys_accuracy(scale, alpha, threshold=threshold)
-        rows.append({"statistic": f"keys of {state.grouping.by}", "budget": keys_budget, "mechanism": keys.mechanism,
-                     "scale": keys.scale, "accuracy": keys.accuracy, "unit": keys.unit, "statement": keys.statement})
+        rows.append({"statistic": f"keys of {', '.join(state.grouping.by)}", "budget": keys_budget,
+                     "mechanism": keys.mechanism, "scale": keys.scale, "accuracy": keys.accuracy, "unit": keys.unit,
+                     "statement": keys.statement})
     for (label, family, param), share in zip(entries, compiled.shares(budget), strict=True):
         assume = Assumptions(_number(_for(spread, label), "spread"),
                              v.number("within", 1 if _for(within, label) is None else _for(within, label),
