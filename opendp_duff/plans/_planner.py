@@ -232,7 +232,8 @@ class Planner:
         are unique and never a grouping column's name."""
         parts = []
         for (label, stat), weight in zip(step.statistics, step.weights, strict=True):
-            reached, family = self._statistic(self._stat_column(state, stat), stat.name, dict(stat.args))
+            read = [s.column for _, s in step.statistics if s.column is not None]
+            reached, family = self._statistic(self._stat_column(state, stat, read), stat.name, dict(stat.args))
             if label is None:
                 column = stat.column if stat.column is not None else state.column
                 label = family.label if column is None else f"{column}_{family.label}"
@@ -248,10 +249,11 @@ class Planner:
             taken.add(label)
         return attrs.evolve(state, parts=tuple(parts))
 
-    def _stat_column(self, state: State, stat: Stat) -> State:
-        """The state at the statistic's column: the one it names, or the one the plan selected;
-        for a count of rows, a column of the frame that holds no missing value (any column's
-        length is the number of rows), or the first one with its missing values imputed."""
+    def _stat_column(self, state: State, stat: Stat, read: list[str]) -> State:
+        """The state at the statistic's column: the one it names, or the one the plan selected.
+        A count of rows reads any column without missing values (its length is the number of
+        rows): preferably one the other statistics read (the engine reads it once), else a
+        numeric one (cheaper than strings), else the first, its missing values imputed."""
         if stat.column is not None:
             return self.visit_column(Column(stat.column), state)
         columns = getattr(state.chain.output_domain, "columns", None)
@@ -259,9 +261,10 @@ class Planner:
             return state
         if stat.name != "count":
             raise MakeError(f"{stat.name}() needs a column here: dp.{stat.name}(column, ...)")
-        name = next((c for c, e in columns.items() if not e.nan), None)
-        if name is not None:
-            return self.visit_column(Column(name), state)
+        complete = [c for c, e in columns.items() if not e.nan or c in state.not_null]
+        preferred = [c for c in read if c in complete] + [c for c in complete if columns[c].T is not str] + complete
+        if preferred:
+            return self.visit_column(Column(preferred[0]), state)
         first = self.visit_column(Column(next(iter(columns))), state)   # a float column, admitting NaN
         return self.apply(first, trans.make_impute_constant, constant=0.0)
 
