@@ -18,6 +18,7 @@ _LN2_LO = 1.90821492927058770002e-10   # k * LN2_HI is exact for |k| < 2^20
 _SQRT_HALF = 0.7071067811865476
 
 
+# [proof:log1p_estimate]
 def log1p_estimate(u: float) -> float:
     """An estimate of log(1 + u) for u > -1 (not a bound)."""
     if not -0.3 <= u <= 0.5:
@@ -28,8 +29,10 @@ def log1p_estimate(u: float) -> float:
     for k in range(25, 1, -2):              # atanh(s) = s (1 + s^2/3 + s^4/5 + ...)
         acc = (acc + 1.0 / k) * s2
     return 2.0 * s * (1.0 + acc)
+# [end:log1p_estimate]
 
 
+# [proof:log_estimate]
 def log_estimate(x: float) -> float:
     """An estimate of log x for x >= 0 (not a bound)."""
     if not x > 0:
@@ -42,8 +45,10 @@ def log_estimate(x: float) -> float:
     if m < _SQRT_HALF:
         m, e = 2.0 * m, e - 1
     return (e * _LN2_HI + log1p_estimate(m - 1.0)) + e * _LN2_LO   # m - 1 is exact
+# [end:log_estimate]
 
 
+# [proof:exp_estimate]
 def exp_estimate(x: float) -> float:
     """An estimate of e^x (not a bound)."""
     if math.isnan(x):
@@ -61,3 +66,4 @@ def exp_estimate(x: float) -> float:
         return math.ldexp(acc, k)
     except OverflowError:
         return INF
+# [end:exp_estimate]

@@ -55,6 +55,7 @@ def _is_int_type(t: type) -> bool:
 # [end:element_types]
 
 
+# [proof:Refusal]
 class Refusal(NamedTuple):
     """Why a value is not a member: an error class and a requirement (never the data)."""
 
@@ -67,8 +68,10 @@ class Refusal(NamedTuple):
     def within(self, prefix: str) -> Refusal:
         """The same refusal with a public prefix (a declared column's name, a part's position)."""
         return Refusal(self.error, f"{prefix}: {self.requirement}")
+# [end:Refusal]
 
 
+# [proof:Admits]
 class Admits:
     """The domain protocol: ``check(x)`` returns the admitted value (the member in canonical
     form) or a :class:`Refusal`, and never raises; ``member`` and ``admit`` follow from it."""
@@ -94,6 +97,7 @@ class Admits:
         if isinstance(value, Refusal):
             raise value.exception(self)
         return value
+# [end:Admits]
 
 
 def _type(requirement: str) -> tuple[None, Refusal]:

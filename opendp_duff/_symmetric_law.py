@@ -53,8 +53,10 @@ def gaussian_sigma_converter(value: Any) -> float:
     return v.number("sigma", value, positive=True)
 
 
+# [proof:as_array]
 def as_array(z: Any) -> np.ndarray:
     return np.asarray(z, dtype=np.float64)
+# [end:as_array]
 
 
 def result(z: Any, out: Any) -> Any:

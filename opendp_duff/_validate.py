@@ -34,6 +34,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:20] + "..." + text[-8:]
 
 
+# [proof:number]
 def number(name: str, value: Any, *, integer: bool = False, nonneg: bool = False,
            positive: bool = False, finite: bool = True, allow_inf: bool = False) -> Any:
     """Return ``value`` as a Python float (or int) after checking it.
@@ -65,8 +66,10 @@ def number(name: str, value: Any, *, integer: bool = False, nonneg: bool = False
     if nonneg and not value >= 0:
         raise MakeError(f"{name} ({_shown(value)}) must be non-negative")
     return value
+# [end:number]
 
 
+# [proof:bounds]
 def bounds(name: str, value: Any, T: type = float) -> tuple[Any, Any]:
     """Check a ``(lo, hi)`` pair of finite numbers with lo <= hi."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
@@ -76,8 +79,10 @@ def bounds(name: str, value: Any, T: type = float) -> tuple[Any, Any]:
     if lo > hi:
         raise MakeError(f"{name} ({value!r}) must have lo <= hi")
     return (T(lo), T(hi))
+# [end:bounds]
 
 
+# [proof:probability]
 def probability(name: str, value: Any, *, lo_open: bool = True, hi_open: bool = True) -> float:
     """Check a number strictly (or not) inside (0, 1)."""
     value = number(name, value)
@@ -86,20 +91,26 @@ def probability(name: str, value: Any, *, lo_open: bool = True, hi_open: bool = 
     if not (ok_lo and ok_hi):
         raise MakeError(f"{name} ({value!r}) must lie in {'(' if lo_open else '['}0, 1{')' if hi_open else ']'}")
     return value
+# [end:probability]
 
 
+# [proof:choice]
 def choice(name: str, value: Any, options: Iterable[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise MakeError(f"{name} ({value!r}) must be one of {sorted(options)}")
     return value
+# [end:choice]
 
 
+# [proof:instance]
 def instance(name: str, value: Any, cls: type | tuple[type, ...], what: str | None = None) -> Any:
     if not isinstance(value, cls):
         raise MakeTypeError(f"{name} ({value!r}) must be {what or getattr(cls, '__name__', cls)}")
     return value
+# [end:instance]
 
 
+# [proof:alpha]
 def alpha(name: str, value: Any) -> Fraction:
     """A quantile level in the open interval (0, 1), as an exact :class:`fractions.Fraction`.
 
@@ -121,6 +132,7 @@ def alpha(name: str, value: Any) -> Fraction:
     if not 0 < exact < 1:
         raise MakeError(f"{name} ({value!r}) must lie in (0, 1)")
     return exact
+# [end:alpha]
 
 
 def trim_count(name: str, value: Any, n: int) -> int:
@@ -132,6 +144,7 @@ def trim_count(name: str, value: Any, n: int) -> int:
     return int(m)
 
 
+# [proof:finite_width]
 def finite_width(name: str, bounds: tuple[Any, Any]) -> float:
     """The width hi - lo of validated bounds, rounded up; refused when it is not finite
     (for example (-1e308, 1e308)), since every map that scales by the width would be inf."""
@@ -140,8 +153,10 @@ def finite_width(name: str, bounds: tuple[Any, Any]) -> float:
     if not math.isfinite(width):
         raise MakeError(f"{name} ({bounds!r}) must have a finite width hi - lo")
     return width
+# [end:finite_width]
 
 
+# [proof:exact_int_bounds]
 def exact_int_bounds(name: str, shown: object, T: type, bounds: tuple[Any, Any] | None) -> None:
     """For T=int, require bounds within [-2^53, 2^53]: then every member converts to a float
     exactly, so a map proven on real numbers is not stretched by the conversion
@@ -149,3 +164,4 @@ def exact_int_bounds(name: str, shown: object, T: type, bounds: tuple[Any, Any] 
     if T is int and (bounds is None or max(abs(bounds[0]), abs(bounds[1])) > EXACT_INT_BOUND):
         raise MakeError(f"{name} ({shown!r}): integer elements must be bounded within [-2^53, 2^53] "
                         "so that they convert to floats exactly")
+# [end:exact_int_bounds]

@@ -76,11 +76,13 @@ def _ceil(q: Fraction) -> int:
     return -((-q.numerator) // q.denominator)
 
 
+# [proof:_scaled_log_up]
 def _scaled_log_up(scale: float, ratio: Fraction) -> float:
     """A float >= scale ln(ratio), for 0 < scale < inf and ratio > 0 (``inf`` if the ratio
     overflows a float: a safe, vacuous bound)."""
     log_ratio = ar.log_up(ratio)
     return INF if log_ratio == INF else ar.up(Q(scale) * Q(log_ratio))
+# [end:_scaled_log_up]
 
 
 # [proof:noise_accuracy]
@@ -187,6 +189,7 @@ def _rank_accuracy(q: Fraction, scale: float, k: float, alpha: Any, lo: float, h
 # [end:quantile_accuracy]
 
 
+# [proof:duff_median_accuracy]
 def duff_median_accuracy(scale: float, alpha: float, *, bounds: tuple[float, float], spread: float,
                          within: int = 1) -> Accuracy:
     """The rank error of the Duff median (``make_duff_median``): :func:`duff_quantile_accuracy`
@@ -199,6 +202,7 @@ def duff_median_accuracy(scale: float, alpha: float, *, bounds: tuple[float, flo
     """
     return duff_quantile_accuracy(scale, alpha, quantile=Fraction(1, 2), bounds=bounds, spread=spread,
                                   within=within)
+# [end:duff_median_accuracy]
 
 
 # [proof:mode_accuracy]
@@ -333,6 +337,7 @@ def threshold_keys_accuracy(scale: float, alpha: float, *, threshold: float,
 # [end:threshold_accuracy]
 
 
+# [proof:smooth_sensitivity_accuracy]
 def smooth_sensitivity_accuracy(scale: float, alpha: float, *, statistic: str = "median") -> Accuracy:
     """The smooth-sensitivity mechanisms (``make_smooth_median``, ``make_smooth_trimmed_mean``):
     no data-independent statement.
@@ -353,3 +358,4 @@ def smooth_sensitivity_accuracy(scale: float, alpha: float, *, statistic: str = 
                  f"the private data; the error is at most q S^t(x)/{scale} with probability at least "
                  f"1 - {alpha}, q the noise law's two-sided quantile, but S^t(x) is not public")
     return Accuracy(f"smooth_{statistic}", scale, math.inf, "value", statement)
+# [end:smooth_sensitivity_accuracy]

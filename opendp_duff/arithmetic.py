@@ -57,6 +57,7 @@ def next_down(x: float, steps: int = 1) -> float:
     return x
 
 
+# [proof:Q]
 def Q(x: Real) -> Fraction:
     """The exact rational value of a finite float, int or Fraction."""
     if isinstance(x, Fraction):
@@ -64,6 +65,7 @@ def Q(x: Real) -> Fraction:
     if isinstance(x, float) and not math.isfinite(x):
         raise ValueError(f"Q: {x!r} is not finite")
     return Fraction(x)
+# [end:Q]
 
 
 # [proof:rational_rounding]
@@ -106,20 +108,25 @@ def _has_inf(*xs: Real) -> bool:
     return any(isinstance(x, float) and math.isinf(x) for x in xs)
 
 
+# [proof:add_up]
 def add_up(a: Real, b: Real) -> float:
     """a + b rounded up (float arithmetic when an argument is infinite)."""
     if _has_inf(a, b):
         return float(a) + float(b)
     return up(Q(a) + Q(b))
+# [end:add_up]
 
 
+# [proof:sub_up]
 def sub_up(a: Real, b: Real) -> float:
     """a - b rounded up (float arithmetic when an argument is infinite)."""
     if _has_inf(a, b):
         return float(a) - float(b)
     return up(Q(a) - Q(b))
+# [end:sub_up]
 
 
+# [proof:mul_up]
 def mul_up(a: Real, b: Real) -> float:
     """a * b rounded up; 0 * inf is taken as 0 (a zero distance costs nothing)."""
     if _has_inf(a, b):
@@ -127,6 +134,7 @@ def mul_up(a: Real, b: Real) -> float:
             return 0.0
         return float(a) * float(b)
     return up(Q(a) * Q(b))
+# [end:mul_up]
 
 
 def _div(a: Real, b: Real, rounded: Callable[[Fraction], float]) -> float:
@@ -141,9 +149,11 @@ def _div(a: Real, b: Real, rounded: Callable[[Fraction], float]) -> float:
     return rounded(Q(a) / Q(b))
 
 
+# [proof:div_up]
 def div_up(a: Real, b: Real) -> float:
     """a / b rounded up for a >= 0, b >= 0; x/0 = inf for x > 0 and 0/0 = 0."""
     return _div(a, b, up)
+# [end:div_up]
 
 
 def div_down(a: Real, b: Real) -> float:
@@ -191,11 +201,15 @@ def sqrt_down(x: Real) -> float:
 
 # ---- transcendental functions, enclosed in decimal ----------------------------------------
 
+# [proof:_DIGITS]
 _DIGITS = (40, 160, 640)        # working precisions (significant digits), tried in turn
+# [end:_DIGITS]
 _CONTEXTS: dict[tuple[int, str], Context] = {}
 # Exact addition 1 + x for a float x: its digits span at most 10^308 .. 10^-1074 (< 1400 digits);
 # Inexact is trapped, so a wrong count would raise rather than round.
+# [proof:_EXACT]
 _EXACT = Context(prec=1400, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
+# [end:_EXACT]
 _ONE = Decimal(1)
 
 
@@ -270,6 +284,7 @@ def _outward(enclosure: Enclosure, x: float, upward: bool) -> float:
 # [end:decimal_core]
 
 
+# [proof:_arg]
 def _arg(x: Real, upward: bool) -> float:
     """x as a float, rounded in the safe direction for an increasing function."""
     if isinstance(x, float):
@@ -278,6 +293,7 @@ def _arg(x: Real, upward: bool) -> float:
             raise ValueError("the argument of a transcendental bound must not be NaN")
         return f
     return up(Q(x)) if upward else down(Q(x))
+# [end:_arg]
 
 
 # [proof:transcendentals]
@@ -359,14 +375,30 @@ def _directed(core: Callable[[float, bool], float], upward: bool, name: str, doc
     return bound
 
 
+# [proof:exp_up]
 exp_up = _directed(_exp, True, "exp_up", "The smallest float >= e^x (inf when e^x > MAX).")
+# [end:exp_up]
+# [proof:exp_down]
 exp_down = _directed(_exp, False, "exp_down", "The largest float <= e^x (MAX when e^x > MAX; 0 when e^x < 2^-1074).")
+# [end:exp_down]
+# [proof:expm1_up]
 expm1_up = _directed(_expm1, True, "expm1_up", "The smallest float >= e^x - 1.")
+# [end:expm1_up]
+# [proof:expm1_down]
 expm1_down = _directed(_expm1, False, "expm1_down", "The largest float <= e^x - 1 (never below -1; exactly 0 at 0).")
+# [end:expm1_down]
+# [proof:log_up]
 log_up = _directed(_log, True, "log_up", "The smallest float >= log x, for x >= 0 (log 0 = -inf).")
+# [end:log_up]
+# [proof:log_down]
 log_down = _directed(_log, False, "log_down", "The largest float <= log x, for x >= 0 (log 0 = -inf).")
+# [end:log_down]
+# [proof:log1p_up]
 log1p_up = _directed(_log1p, True, "log1p_up", "The smallest float >= log(1 + x), for x >= -1.")
+# [end:log1p_up]
+# [proof:log1p_down]
 log1p_down = _directed(_log1p, False, "log1p_down", "The largest float <= log(1 + x), for x >= -1.")
+# [end:log1p_down]
 
 
 # [proof:pow_up]

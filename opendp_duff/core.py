@@ -42,7 +42,9 @@ class Domain(Protocol):
 
     def member(self, x: object) -> bool: ...
 
+    # [proof:Domain.admit]
     def admit(self, x: object) -> Any: ...
+    # [end:Domain.admit]
 
 
 def _space(x: object) -> tuple[Any, Any]:
@@ -54,6 +56,7 @@ def _space(x: object) -> tuple[Any, Any]:
     raise MakeTypeError(f"cannot apply a partial constructor to {x!r}: expected (domain, metric) or a Transformation")
 
 
+# [proof:PartialConstructor]
 @attrs.frozen(eq=False)
 class PartialConstructor:
     """A constructor waiting for its input space: what ``then_x(...)`` returns.
@@ -78,6 +81,7 @@ class PartialConstructor:
 
     def __repr__(self) -> str:
         return f"PartialConstructor({self.name})"
+# [end:PartialConstructor]
 
 
 class _Called:
@@ -87,8 +91,10 @@ class _Called:
     __slots__ = ()
     __call__: Callable[[Any], Any]      # each subclass's: admission, then the stored function
 
+    # [proof:_Called.__attrs_post_init__]
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_certified", _built_by_library())
+    # [end:_Called.__attrs_post_init__]
 
     @property
     def function(self) -> Callable[[Any], Any]:
@@ -101,6 +107,7 @@ class _Called:
         return certified(self)
 
 
+# [proof:Transformation]
 @attrs.frozen(eq=False)
 class Transformation(_Called):
     """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
@@ -156,8 +163,10 @@ class Transformation(_Called):
         if isinstance(other, PartialConstructor):
             return self >> other(self.output_domain, self.output_metric)
         raise MakeTypeError(f"cannot chain a Transformation with {type(other).__name__}")
+# [end:Transformation]
 
 
+# [proof:Measurement]
 @attrs.frozen(eq=False)
 class Measurement(_Called):
     """A randomised function with a privacy map: on inputs within ``d_in`` under
@@ -214,6 +223,7 @@ class Measurement(_Called):
             raise MakeTypeError(
                 f"a Measurement can only be followed by a plain function (post-processing), not {other!r}")
         return make_chain_pm(other, self)
+# [end:Measurement]
 
 
 # [proof:certified]
@@ -256,6 +266,35 @@ def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: o
 # [end:fit]
 
 
+# [proof:compose]
+class _Composed:
+    """``outer`` after ``inner``: the function of a chain, with its two steps kept so that a
+    later chain can fuse its last step with the next one (:func:`_compose`)."""
+
+    __slots__ = ("outer", "inner")
+
+    def __init__(self, outer: Callable[[Any], Any], inner: Callable[[Any], Any]) -> None:
+        self.outer, self.inner = outer, inner
+
+    def __call__(self, x: Any) -> Any:
+        return self.outer(self.inner(x))
+
+
+def _compose(f1: Callable[[Any], Any], f0: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``f1`` after ``f0``.  A step's function may offer ``after(f)``: a function equal to
+    ``f1(f(x))`` on every member of ``f``'s input domain, or None; its constructor's proof shows
+    the equality.  The chain then calls that fused function in place of ``f0``'s last step and
+    ``f1`` (an implementation of the same function, cheaper: e.g. a clamp left to a selection)."""
+    after = getattr(f1, "after", None)
+    if after is not None:
+        last, rest = (f0.outer, f0.inner) if type(f0) is _Composed else (f0, None)
+        fused = after(last)
+        if fused is not None:
+            return fused if rest is None else _Composed(fused, rest)
+    return _Composed(f1, f0)
+# [end:compose]
+
+
 # [proof:make_chain_tt]
 def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
     """``t1`` after ``t0`` (what ``t0 >> t1`` builds): the functions and stability maps compose.
@@ -288,7 +327,7 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
     f0, f1, m0, m1 = t0._function, t1._function, t0.stability_map, t1.stability_map
     return _derived(Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
-        lambda x: f1(f0(x)), lambda d: m1(m0(d))), t0, t1)
+        _compose(f1, f0), lambda d: m1(m0(d))), t0, t1)
 # [end:make_chain_tt]
 
 
@@ -323,7 +362,7 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
     f0, f1, s0, p1 = t0._function, m1._function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
     return _derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
-                                lambda x: f1(f0(x)), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
+                                _compose(f1, f0), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
 # [end:make_chain_mt]
 
 

@@ -26,6 +26,7 @@ from .errors import MakeError, MakeTypeError
 __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
 
 
+# [proof:AtomDomain]
 @attrs.frozen(repr=False)
 class AtomDomain(Admits):
     """Single values of type ``T`` (float, int or str), optionally within closed ``bounds``.
@@ -86,8 +87,10 @@ class AtomDomain(Admits):
         Never raises."""
         value, refusal = check_atom(self, x)
         return value if refusal is None else refusal
+# [end:AtomDomain]
 
 
+# [proof:atom_domain]
 def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = None,
                 nan: bool = False) -> AtomDomain:
     """The domain of single values of type ``T``.
@@ -117,8 +120,10 @@ def atom_domain(T: type = float, bounds: tuple[Any, Any] | list[Any] | None = No
         (True, False)
     """
     return AtomDomain(T, bounds, nan)   # type: ignore[arg-type]  # the class validates (and converts) its fields
+# [end:atom_domain]
 
 
+# [proof:VectorDomain]
 @attrs.frozen(repr=False)
 class VectorDomain(Admits):
     """Vectors (datasets) whose elements are members of ``element_domain``.
@@ -193,8 +198,10 @@ class VectorDomain(Admits):
     def with_(self, **changes: Any) -> VectorDomain:
         """A copy with some fields changed (used by constructors to describe their output)."""
         return attrs.evolve(self, **changes)
+# [end:VectorDomain]
 
 
+# [proof:vector_domain]
 def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: bool = False,
                   engine: str | None = None) -> VectorDomain:
     """The domain of vectors of ``element_domain`` values.
@@ -223,3 +230,4 @@ def vector_domain(element_domain: AtomDomain, size: int | None = None, sorted: b
         (True, False, False)
     """
     return VectorDomain(element_domain, size, sorted, engine)   # the class validates its fields
+# [end:vector_domain]

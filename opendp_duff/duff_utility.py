@@ -152,6 +152,7 @@ def _level_over_scale(levels: np.ndarray, scale: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- quantile arithmetic
+# [proof:quantile_rational.def]
 def quantile_rational(alpha: Any, n: int) -> tuple[int, int]:
     """(P, Q): the smallest fraction P/Q >= alpha with Q <= 2n + 2 (alpha itself if its
     denominator is small enough), in lowest terms.  ceil(alpha m) = ceil(P m / Q) for every
@@ -182,6 +183,7 @@ def quantile_rational(alpha: Any, n: int) -> tuple[int, int]:
     up = b1 if b1 > a else b2
     return up.numerator, up.denominator
     # [end:quantile_rational]
+# [end:quantile_rational.def]
 
 
 def _int_array(x: Any, big: bool) -> np.ndarray:
@@ -258,6 +260,7 @@ def quantile_step_function(x_sorted: Any, bounds: tuple[float, float], alpha: An
 _STATISTICS = ("median", "quantile", "mean", "mode")
 
 
+# [proof:duff_utility]
 def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = None,
                  alpha: Any = None, candidates: Sequence[Any] | None = None) -> StepFunction:
     """The Duff utility u(., x) of a dataset for a statistic, as a :class:`StepFunction`.
@@ -302,3 +305,4 @@ def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = No
             raise MakeError(f"alpha ({alpha!r}) is only for statistic='quantile'")
         return quantile_step_function(y, (lo, hi), Fraction(1, 2))
     return quantile_step_function(y, (lo, hi), v.alpha("alpha", alpha))
+# [end:duff_utility]

@@ -24,25 +24,34 @@ __all__ = ["MakeError", "MakeTypeError", "MapError", "BudgetExceeded", "FeatureN
            "NotAMemberValueError"]
 
 
+# [proof:MakeError]
 class MakeError(ValueError):
     """A constructor was given a parameter with a bad value."""
+# [end:MakeError]
 
 
+# [proof:MakeTypeError]
 class MakeTypeError(TypeError):
     """A constructor was given a parameter of the wrong kind."""
+# [end:MakeTypeError]
 
 
+# [proof:MapError]
 class MapError(ValueError):
     """A stability or privacy map was given a bad distance."""
+# [end:MapError]
 
 
+# [proof:BudgetExceeded]
 class BudgetExceeded(MakeError):
     """A query to an interactive compositor asks for more privacy loss than remains.
 
     Raised before the query touches the data; nothing is charged.  The message shows the
     query's budget and what remains (public numbers)."""
+# [end:BudgetExceeded]
 
 
+# [proof:FeatureNotEnabled]
 class FeatureNotEnabled(MakeError):
     """Something that weakens the library's guarantees was asked for without consent.
 
@@ -59,6 +68,7 @@ class FeatureNotEnabled(MakeError):
         super().__init__(f"{what} needs the feature {feature!r}, which weakens the privacy guarantees; "
                          f"turn it on explicitly with opendp_duff.enable_features({feature!r}) "
                          "(see docs/threat-model.md)")
+# [end:FeatureNotEnabled]
 
 
 class ChainError(ValueError):
@@ -77,18 +87,22 @@ class ChainError(ValueError):
         super().__init__(msg + (f" ({hint})" if hint else ""))
 
 
+# [proof:DomainMismatch]
 class DomainMismatch(ChainError):
     """The output domain of one piece is not the input domain of the next."""
 
     def __init__(self, left: object, right: object, hint: str = "") -> None:
         super().__init__("domain", left, right, hint)
+# [end:DomainMismatch]
 
 
+# [proof:MetricMismatch]
 class MetricMismatch(ChainError):
     """The output metric of one piece is not the input metric of the next."""
 
     def __init__(self, left: object, right: object, hint: str = "") -> None:
         super().__init__("metric", left, right, hint)
+# [end:MetricMismatch]
 
 
 class MeasureMismatch(ChainError):
@@ -98,6 +112,7 @@ class MeasureMismatch(ChainError):
         super().__init__("measure", left, right, hint)
 
 
+# [proof:NotAMember]
 class NotAMember(Exception):
     """Data given to a transformation or measurement is not a member of its input domain.
 
@@ -109,13 +124,18 @@ class NotAMember(Exception):
         self.domain = domain
         self.requirement = requirement
         super().__init__(f"the data is not a member of the input domain {domain!r}: {requirement}")
+# [end:NotAMember]
 
 
+# [proof:NotAMemberTypeError]
 class NotAMemberTypeError(NotAMember, TypeError):
     """The data, or one of its elements, is the wrong kind of thing (a string, None, a 2-d
     array, a bool, a float in an integer domain, ...)."""
+# [end:NotAMemberTypeError]
 
 
+# [proof:NotAMemberValueError]
 class NotAMemberValueError(NotAMember, ValueError):
     """The data has the right kind but a value the domain excludes (NaN, a value outside the
     bounds, an integer too large to be exact, the wrong number of records, unsorted)."""
+# [end:NotAMemberValueError]

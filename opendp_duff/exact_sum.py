@@ -19,7 +19,9 @@ __all__ = ["exact_mean", "exact_total"]
 _SPLIT = 27        # M = hi 2^27 + lo with 0 <= lo < 2^27 and |hi| <= 2^26
 # (eq:run-length) in proofs/exact_sum/exact_mean.tex: with at most 2^35 terms per run, the int64
 # sums of lo (< 2^35 2^27 = 2^62) and of hi (<= 2^35 2^26 = 2^61) cannot overflow.
+# [proof:RUN_LIMIT]
 RUN_LIMIT = 1 << 35
+# [end:RUN_LIMIT]
 BLOCK = 1 << 16    # the data is summed in blocks of this many terms (<= RUN_LIMIT; small, for the cache)
 
 

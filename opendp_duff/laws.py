@@ -105,6 +105,7 @@ def _scaled_difference(z: np.ndarray, loc: float, scale: float) -> np.ndarray:
     return y
 
 
+# [proof:relative_log_weights]
 def relative_log_weights(values: Any, top: float, scale: float) -> np.ndarray:
     """(value - top) / scale, capped at 0: the log weight of each value relative to ``top``.
 
@@ -124,6 +125,7 @@ def relative_log_weights(values: Any, top: float, scale: float) -> np.ndarray:
     if math.isinf(scale):
         return np.where(np.isneginf(values), -INF, 0.0)
     return np.minimum(_scaled_difference(values, top, scale), 0.0)
+# [end:relative_log_weights]
 
 
 # ----------------------------------------------------------------------------- law objects

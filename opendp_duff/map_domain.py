@@ -29,6 +29,7 @@ from .errors import MakeError, MakeTypeError, NotAMemberTypeError, NotAMemberVal
 __all__ = ["MapDomain", "map_domain", "count_map_domain"]
 
 
+# [proof:MapDomain]
 @attrs.frozen(repr=False)
 class MapDomain(Admits):
     """Maps (dictionaries) from members of ``key_domain`` to members of ``value_domain``.
@@ -52,6 +53,7 @@ class MapDomain(Admits):
         raises."""
         out, refusal = _check_map(self, x)
         return out if refusal is None else refusal
+# [end:MapDomain]
 
 
 # [proof:check_map]
@@ -83,6 +85,7 @@ def _check_map(domain: MapDomain, x: object) -> tuple[dict[Any, Any] | None, Ref
 # [end:check_map]
 
 
+# [proof:map_domain]
 def map_domain(key_domain: AtomDomain, value_domain: AtomDomain) -> MapDomain:
     """The domain of maps from members of ``key_domain`` to members of ``value_domain``.
 
@@ -101,9 +104,12 @@ def map_domain(key_domain: AtomDomain, value_domain: AtomDomain) -> MapDomain:
     if key_domain.nan or key_domain.bounds is not None:
         raise MakeError(f"key_domain ({key_domain!r}) must have neither NaN nor bounds: keys are labels")
     return MapDomain(key_domain, value_domain)
+# [end:map_domain]
 
 
+# [proof:count_map_domain]
 def count_map_domain(T: type) -> MapDomain:
     """Counts per key: keys of type T (str, int or float), values integers in [0, 2^53] (a count
     is at most the number of records).  The output domain of ``make_count_by_key``."""
     return map_domain(atom_domain(T=T), atom_domain(T=int, bounds=(0, EXACT_INT_BOUND)))
+# [end:count_map_domain]

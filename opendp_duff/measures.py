@@ -38,12 +38,14 @@ __all__ = [
 ApproxDistance = Tuple[float, float]
 
 
+# [proof:_nonneg]
 def _nonneg(name: str, x: object) -> float:
     """x as a float >= 0 (inf allowed); MapError naming ``name`` otherwise."""
     try:
         return v.number(name, x, nonneg=True, allow_inf=True)
     except (TypeError, ValueError) as exc:
         raise MapError(str(exc)) from None
+# [end:_nonneg]
 
 
 class Measure:
@@ -58,9 +60,11 @@ class Measure:
         """Whether the promise ``a`` is at least as weak as ``b``."""
         raise NotImplementedError
 
+    # [proof:Measure.compose]
     def compose(self, ds: Iterable[Any]) -> Any:
         """The promise of the composition of independent releases with promises ``ds``."""
         raise NotImplementedError
+    # [end:Measure.compose]
 
 
 @attrs.frozen
@@ -75,6 +79,7 @@ class _AdditiveMeasure(Measure):
         """Whether the promise ``a`` is at least as weak as ``b``."""
         return a >= b
 
+    # [proof:_AdditiveMeasure.compose]
     def compose(self, ds: Iterable[float]) -> float:
         """The sum of ``ds``, rounded up (0 for none)."""
         # [proof:additive_compose]
@@ -83,8 +88,10 @@ class _AdditiveMeasure(Measure):
             total = ar.add_up(total, d)
         return total
         # [end:additive_compose]
+    # [end:_AdditiveMeasure.compose]
 
 
+# [proof:MaxDivergence]
 @attrs.frozen
 class MaxDivergence(_AdditiveMeasure):
     """Pure differential privacy ([DR14] Def. 2.4, delta = 0).
@@ -93,8 +100,10 @@ class MaxDivergence(_AdditiveMeasure):
     every pair with d(x, x') <= d_in, i.e. the max-divergence D_inf(M(x) || M(x')) <= eps.
     Composition adds the eps ([DR14] Thm. 3.16).
     """
+# [end:MaxDivergence]
 
 
+# [proof:ZeroConcentratedDivergence]
 @attrs.frozen
 class ZeroConcentratedDivergence(_AdditiveMeasure):
     """Zero-concentrated differential privacy, rho-zCDP ([BS16] Def. 1.1).
@@ -102,8 +111,10 @@ class ZeroConcentratedDivergence(_AdditiveMeasure):
     ``d_out = rho >= 0`` promises D_alpha(M(x) || M(x')) <= rho * alpha for every Renyi order
     alpha > 1 and every pair with d(x, x') <= d_in.  Composition adds the rho ([BS16] Lemma 2.3).
     """
+# [end:ZeroConcentratedDivergence]
 
 
+# [proof:_PairMeasure]
 class _PairMeasure(Measure):
     """A measure whose distances are pairs ``(first, delta)`` of numbers >= 0, compared and added
     componentwise, delta capped at 1; ``first`` names the first part in messages."""
@@ -130,6 +141,7 @@ class _PairMeasure(Measure):
             eps, delta = ar.add_up(eps, e), ar.add_up(delta, d)
         return (eps, min(1.0, delta))
         # [end:approx_compose]
+# [end:_PairMeasure]
 
 
 @attrs.frozen
@@ -142,6 +154,7 @@ class ApproximateDivergence(_PairMeasure):
     """
 
 
+# [proof:ApproximateZeroConcentratedDivergence]
 @attrs.frozen
 class ApproximateZeroConcentratedDivergence(_PairMeasure):
     """delta-approximate rho-zCDP ([BS16], approximate zCDP).
@@ -155,8 +168,10 @@ class ApproximateZeroConcentratedDivergence(_PairMeasure):
     """
 
     first = "rho"
+# [end:ApproximateZeroConcentratedDivergence]
 
 
+# [proof:PrivacyProfile.def]
 @attrs.frozen(eq=False)
 class PrivacyProfile:
     """A privacy profile: the measurement is (epsilon(delta), delta)-DP for every delta >= 0.
@@ -187,8 +202,10 @@ class PrivacyProfile:
 
     def __call__(self, delta: float) -> float:
         return self.epsilon(delta)
+# [end:PrivacyProfile.def]
 
 
+# [proof:SmoothedMaxDivergence]
 @attrs.frozen
 class SmoothedMaxDivergence(Measure):
     """Distances are privacy profiles (:class:`PrivacyProfile`): the promise holds at every delta.
@@ -208,6 +225,7 @@ class SmoothedMaxDivergence(Measure):
 
     def compose(self, ds: Iterable[PrivacyProfile]) -> PrivacyProfile:
         raise MakeError("composition of privacy profiles is not supported: compose in zCDP, then convert")
+# [end:SmoothedMaxDivergence]
 
 
 def max_divergence() -> MaxDivergence:

@@ -53,6 +53,7 @@ class SymmetricDistance(Metric):
     distance_type = int
 
 
+# [proof:ChangeOneDistance]
 @attrs.frozen
 class ChangeOneDistance(Metric):
     """The number of records substituted, between datasets of the same public size n
@@ -61,6 +62,7 @@ class ChangeOneDistance(Metric):
     distance.  Neighbours (distance 1) differ by one record replaced by another."""
 
     distance_type = int
+# [end:ChangeOneDistance]
 
 
 @attrs.frozen
@@ -120,6 +122,7 @@ class LInfDistance(Metric):
     monotonic: bool = False
 
 
+# [proof:symmetric_distance]
 def symmetric_distance() -> SymmetricDistance:
     """The add/remove distance between datasets: d(x, x') = |x triangle x'| (multisets).
 
@@ -131,8 +134,10 @@ def symmetric_distance() -> SymmetricDistance:
         SymmetricDistance()
     """
     return SymmetricDistance()
+# [end:symmetric_distance]
 
 
+# [proof:change_one_distance]
 def change_one_distance() -> ChangeOneDistance:
     """The substitution distance between datasets of one public size n: the fewest records
     replaced to turn one multiset into the other, |x minus x'| ([BS19] §2).
@@ -146,6 +151,7 @@ def change_one_distance() -> ChangeOneDistance:
         ChangeOneDistance()
     """
     return ChangeOneDistance()
+# [end:change_one_distance]
 
 
 def _T(T: type) -> type:
@@ -203,6 +209,7 @@ def linf_distance(monotonic: bool = False) -> LInfDistance:
     return LInfDistance(monotonic)
 
 
+# [proof:PartitionBound]
 class PartitionBound(NamedTuple):
     """A distance between partitions, ``(l0, l1, linf)``: at most l0 parts differ, their inner
     distances sum to at most l1, and each is at most linf.
@@ -227,6 +234,7 @@ class PartitionBound(NamedTuple):
 
     def __lt__(self, other: Any) -> bool:
         return self <= other and tuple(self) != tuple(other)
+# [end:PartitionBound]
 
 
 @attrs.frozen
@@ -260,6 +268,7 @@ def _bound_triple(d_in: Any, name: str) -> PartitionBound:
     return PartitionBound(*parts)
 
 
+# [proof:L01InfDistance]
 @attrs.frozen
 class L01InfDistance(Metric):
     """The distance between maps from keys to integer counts, a missing key read as a count of 0:
@@ -277,6 +286,7 @@ class L01InfDistance(Metric):
             MapError: ``d_in`` is not a triple, or a component is not a non-negative integer.
         """
         return _bound_triple(d_in, name)
+# [end:L01InfDistance]
 
 
 def l01inf_distance() -> L01InfDistance:
@@ -291,6 +301,7 @@ def l01inf_distance() -> L01InfDistance:
     return L01InfDistance()
 
 
+# [proof:partition_distance]
 def partition_distance(inner: Metric) -> PartitionDistance:
     """The distance between partitions of datasets, part by part under ``inner``.
 
@@ -315,3 +326,4 @@ def partition_distance(inner: Metric) -> PartitionDistance:
     if not isinstance(inner, (SymmetricDistance, ChangeOneDistance)):
         raise v.MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
     return PartitionDistance(inner)
+# [end:partition_distance]

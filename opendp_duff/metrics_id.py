@@ -100,6 +100,7 @@ def symmetric_id_distance(identifier: str) -> SymmetricIdDistance:
     return SymmetricIdDistance(_name(identifier, "identifier"))
 
 
+# [proof:grouped_symmetric_distance]
 def grouped_symmetric_distance(by: str | Sequence[str]) -> GroupedSymmetricDistance:
     """The symmetric distance between frames counted group by group over the values of the
     columns ``by``, a triple ``(l0, l1, linf)`` (see :class:`GroupedSymmetricDistance`).
@@ -125,3 +126,4 @@ def grouped_symmetric_distance(by: str | Sequence[str]) -> GroupedSymmetricDista
     if not names or len(set(names)) != len(names):
         raise MakeError(f"by ({names!r}) must be a non-empty sequence of distinct column names")
     return GroupedSymmetricDistance(names)
+# [end:grouped_symmetric_distance]

@@ -1,8 +1,11 @@
 """Pins of the code regions that the proofs list.
 
 A proof lists real code with ``\\codelisting{PATH}{NAME}{PIN}`` (see ``lib.sty``): the lines
-between ``# [proof:NAME]`` and ``# [end:NAME]`` in PATH.  PIN is the first 12 hex digits of
-the SHA-256 of those lines (trailing spaces removed, joined by newlines).
+between ``# [proof:NAME]`` and ``# [end:NAME]`` in PATH.  A helper whose behaviour the proof
+states without printing it is pinned the same way by ``\\codepin{PATH}{NAME}{PIN}``, which
+prints only a reference to the region (``proofs/names.py`` finds the helpers a proof names).
+PIN is the first 12 hex digits of the SHA-256 of those lines (trailing spaces removed, joined
+by newlines).
 
     python proofs/pins.py                 # list every listing and whether its pin holds
     python proofs/pins.py --update F.tex  # rewrite the pins of F.tex (after re-reading its proof)
@@ -18,7 +21,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
-LISTING = re.compile(r"\\codelisting\{([^}]*)\}\{([^}]*)\}\{([^}]*)\}")
+LISTING = re.compile(r"\\code(listing|pin)\{([^}]*)\}\{([^}]*)\}\{([^}]*)\}")
 
 
 class RegionError(ValueError):
@@ -45,8 +48,8 @@ def documents() -> list[pathlib.Path]:
 
 
 def listings(doc: pathlib.Path) -> list[tuple[str, str, str]]:
-    """(path, region, pin) of every \\codelisting in a document."""
-    return LISTING.findall(doc.read_text())
+    """(path, region, pin) of every \\codelisting and \\codepin in a document."""
+    return [(path, name, recorded) for _, path, name, recorded in LISTING.findall(doc.read_text())]
 
 
 def markers() -> set[tuple[str, str]]:
@@ -62,7 +65,7 @@ def update(doc: pathlib.Path) -> None:
     text = doc.read_text()
 
     def fresh(m: re.Match) -> str:
-        return f"\\codelisting{{{m[1]}}}{{{m[2]}}}{{{pin(ROOT / m[1], m[2])}}}"
+        return f"\\code{m[1]}{{{m[2]}}}{{{m[3]}}}{{{pin(ROOT / m[2], m[3])}}}"
 
     doc.write_text(LISTING.sub(fresh, text))
 

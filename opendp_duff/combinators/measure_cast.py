@@ -150,6 +150,7 @@ def zcdp_to_epsilon(rho: float, delta: float) -> float:
 # [end:zcdp_epsilon]
 
 
+# [proof:_best_alpha]
 def _best_alpha(rho: float, delta: float) -> float:
     """The order alpha minimising the [CKS20] bound, in floats (any alpha > 1 is valid; this one
     is only the tightest).  The bound's derivative in alpha is rho - (L - log alpha)/(alpha - 1)^2
@@ -176,6 +177,7 @@ def _best_alpha(rho: float, delta: float) -> float:
         if not lo < x < hi:                              # the bracket is two adjacent floats
             break
     return 1.0 + x
+# [end:_best_alpha]
 
 
 def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:

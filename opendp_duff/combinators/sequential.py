@@ -93,6 +93,7 @@ def _holds_queryable(release: Any) -> bool:
 # [end:holds_queryable]
 
 
+# [proof:Queryable]
 class Queryable:
     """The release of :func:`make_sequential_composition`: answers queries on the data it holds.
 
@@ -211,6 +212,7 @@ class Queryable:
     def __repr__(self) -> str:
         return (f"Queryable({self.output_measure!r}, d_in={self.d_in!r}, d_out={self.d_out!r}, "
                 f"spent={self.spent!r})")
+# [end:Queryable]
 
 
 def make_sequential_composition(input_domain: Any, input_metric: Metric, output_measure: Any,

@@ -44,6 +44,7 @@ An engine may compute that window ahead, in passes shared with other statistics;
 prediction costs another pass, never a different window."""
 
 
+# [proof:Engine]
 class Engine:
     """The operations a data engine provides (see the module docstring).  Subclasses override them all.
 
@@ -177,3 +178,4 @@ class Engine:
         or object of Python str), sorted if the column is sorted; the caller must not modify it.
         The fallback for what an engine cannot compute in place: memory O(n) in this process."""
         raise NotImplementedError
+# [end:Engine]

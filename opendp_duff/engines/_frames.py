@@ -24,6 +24,7 @@ Proof: ``proofs/engines/local.tex``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ from .local import LocalColumns
 __all__ = ["LocalFrames", "LocalBatch", "LocalPart", "group_rows"]
 
 
+# [proof:LocalFrames]
 class LocalFrames(LocalColumns):
     """A local frame engine: the shared operations over a library adapter's reads.
 
@@ -173,17 +175,46 @@ class LocalFrames(LocalColumns):
             codes = candidate_index(keys, T)(self.column(frame, by, domain.column_domain(by)))
         assert codes is not None
         order, starts = group_rows(codes, k)
+        gather: Callable[[str], np.ndarray]
         if isinstance(frame, LocalPart):                 # a part split again: its canonical columns
-            parent = frame
-            batch = LocalBatch(self, domain.columns, starts, lambda name: parent.column(name)[order], None)
-        else:                                            # the declared columns, gathered by the library
-            grouped = self.take_rows(self.take_columns(frame, list(domain.columns)), order)
-            batch = LocalBatch(self, domain.columns, starts, None, grouped)
+            gather = partial(self._gather_part, frame, order)
+        else:
+            gather = self._gather(frame, by, keys, domain, order, starts)
+        batch = LocalBatch(self, domain.columns, starts, gather)
         return tuple(LocalPart(batch, i) for i in range(k))
+
+    def _gather(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any, order: np.ndarray,
+                starts: list[int]) -> Callable[[str], np.ndarray]:
+        """The declared columns of ``frame`` in the rows of ``order``, read now into arrays of the
+        batch's own (so later changes to the frame never reach a part): a numeric column by one
+        numpy gather, the other string columns by one gather of the library; the string key
+        column is not read at all (every row of part j holds key j: the keys, repeated)."""
+        names = list(domain.columns)
+        strings = [name for name in names if domain.columns[name].T is str and name != by]
+        numbers = {name: np.take(self.read_column(frame, name), order)
+                   for name in names if domain.columns[name].T is not str}
+        grouped = self.take_rows(self.take_columns(frame, strings), order) if strings else None
+        counts = [b - a for a, b in zip(starts[:-1], starts[1:], strict=True)]
+
+        def read(name: str) -> np.ndarray:
+            if name in numbers:
+                return numbers[name]
+            if name == by:                               # a string key column: the rows' key, by == (str)
+                return np.repeat(np.array(keys + (None,), dtype=object)[:-1], counts)
+            return self.read_column(grouped, name)
+        return read
+
+    @staticmethod
+    def _gather_part(parent: LocalPart, order: np.ndarray, name: str) -> np.ndarray:
+        """The canonical column ``name`` of a part, in the rows of ``order`` (a new array)."""
+        return parent.column(name)[order]
     # [end:local_split]
+# [end:LocalFrames]
 
 
+# [proof:_UNREADABLE]
 _UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a data frame")
+# [end:_UNREADABLE]
 
 
 # [proof:group_rows]
@@ -209,27 +240,22 @@ def group_rows(codes: np.ndarray, k: int) -> tuple[np.ndarray, list[int]]:
 
 # [proof:local_parts]
 class LocalBatch:
-    """The parts of one split: the declared columns gathered in key order, owned by the batch
-    (a frame of the library, or for a part split again a function gathering its parent's
-    canonical columns), and the boundaries ``starts`` of the parts.  ``array(name)`` is that
-    column, canonical (read and admitted once, on first use, by the column's vector domain)."""
+    """The parts of one split: the declared columns gathered in key order, and the boundaries
+    ``starts`` of the parts.  ``gather(name)`` returns the column ``name`` of every part in key
+    order, an array of the batch's own (read from the frame when the split ran, or gathered from
+    a parent part's canonical column); ``array(name)`` is it admitted (canonical), on first use."""
 
-    __slots__ = ("engine", "columns", "starts", "_gather", "grouped", "_arrays")
+    __slots__ = ("engine", "columns", "starts", "_gather", "_arrays")
 
     def __init__(self, engine: LocalFrames, columns: Any, starts: list[int],
-                 gather: Callable[[str], np.ndarray] | None, grouped: Any) -> None:
-        self.engine, self.columns, self.starts = engine, columns, starts
-        self._gather, self.grouped = gather, grouped
+                 gather: Callable[[str], np.ndarray]) -> None:
+        self.engine, self.columns, self.starts, self._gather = engine, columns, starts, gather
         self._arrays: dict[str, np.ndarray] = {}
 
     def array(self, name: str) -> np.ndarray:
         """The declared column ``name`` of every part, in key order, canonical."""
-        if name not in self._arrays:
-            if self._gather is not None:
-                self._arrays[name] = self._gather(name)
-            else:                                    # a sub-multiset of a member's column: a member
-                domain = VectorDomain(self.columns[name], None, False)
-                self._arrays[name] = domain.admit(self.engine.read_column(self.grouped, name))
+        if name not in self._arrays:                 # a sub-multiset of a member's column: a member
+            self._arrays[name] = VectorDomain(self.columns[name], None, False).admit(self._gather(name))
         return self._arrays[name]
 
 
@@ -256,10 +282,9 @@ class LocalPart:
 
     def frame(self) -> Any:
         """This part as a frame of its library (built on first use)."""
-        if self._frame is None:
-            batch, a, b = self.batch, self.batch.starts[self.index], self.batch.starts[self.index + 1]
-            self._frame = (batch.engine.slice_rows(batch.grouped, a, b) if batch.grouped is not None
-                           else batch.engine.frame_from({name: self.column(name) for name in batch.columns}))
+        if self._frame is None:                      # the canonical columns, as a frame of the library
+            batch = self.batch
+            self._frame = batch.engine.frame_from({name: self.column(name) for name in batch.columns})
         return self._frame
 
     def __getitem__(self, item: Any) -> Any:

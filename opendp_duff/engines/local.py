@@ -81,6 +81,11 @@ class LocalColumns(Engine):
         # selection reads the records in place (never modifying them), -0.0 as +0.0
         return SelectedRecords(np.asarray(column, dtype=np.float64).reshape(-1))
 
+    def clipped_rank_source(self, column: Any, bounds: tuple[float, float]) -> RankSource:
+        """The rank source of the records of a float column (in any order) each clamped to
+        ``bounds``, read in place: the selection clips as it reads (no clamped copy)."""
+        return SelectedRecords(np.asarray(column, dtype=np.float64).reshape(-1), clip=bounds)
+
     def collect(self, column: Any) -> np.ndarray:
         return np.asarray(column)              # the column is a numpy array already
 # [end:local_columns]

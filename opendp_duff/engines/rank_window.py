@@ -66,6 +66,7 @@ class Tail:
     values: Callable[[], np.ndarray]
 
 
+# [proof:RankWindow]
 @attrs.frozen(eq=False)
 class RankWindow:
     """The records of ranks first..first + len(values) - 1 of n, sorted, and the two tails."""
@@ -75,13 +76,16 @@ class RankWindow:
     values: np.ndarray
     left: Tail
     right: Tail
+# [end:RankWindow]
 
 
 class RankSource(Protocol):
     """A dataset that can hand out rank windows (see the module docstring)."""
 
+    # [proof:RankSource.n]
     @property
     def n(self) -> int: ...
+    # [end:RankSource.n]
 
     def window(self, first: int, last: int) -> RankWindow: ...
 

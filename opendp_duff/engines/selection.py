@@ -36,8 +36,12 @@ from .rank_window import RankWindow, SortedRecords, Tail
 
 __all__ = ["select_window"]
 
+# [proof:_CHUNK]
 _CHUNK = 1 << 16    # cost only: records per chunk of the pass (512 KiB of float64 and its masks: cache-sized)
+# [end:_CHUNK]
+# [proof:_DIRECT]
 _DIRECT = 1 << 13   # cost only: up to this many records, sort them (the pass would not pay off)
+# [end:_DIRECT]
 _MARGIN = 3.0       # cost only: the pivots lie this many sqrt(sample) sample ranks outside the window
 _SAMPLE = 0.7       # cost only: the sample holds about n^_SAMPLE records
 

@@ -40,6 +40,7 @@ _BASELINES = {"smoothsens_eps": "SMOOTHSENS_eps", "smoothsens_eps_delta": "SMOOT
               "laplaceln": "LAPLACELN"}
 
 
+# [proof:lemma9_rho]
 def lemma9_rho(epsilon: float, delta: float) -> float:
     """The largest float rho with rho + 2 sqrt(rho log(1/delta)) <= epsilon when rounded up
     (``zcdp_epsilon_lemma9``): the zCDP budget that [BS19] Lemma 9 turns into (epsilon, delta).
@@ -50,6 +51,7 @@ def lemma9_rho(epsilon: float, delta: float) -> float:
     if rho is None:
         raise MakeError(f"epsilon ({epsilon!r}) is too small to convert with delta={delta!r}")
     return rho
+# [end:lemma9_rho]
 
 
 def smooth_median_baseline_parameters(name: str, epsilon: float, delta: Optional[float] = None, *, size: int,

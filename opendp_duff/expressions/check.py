@@ -68,6 +68,7 @@ Schema = Mapping[str, ExprType]
 _NUMBERS = (int, float)
 
 
+# [proof:check]
 def check(expr: Expr, schema: Schema) -> ExprType:
     """The type of ``expr``'s value on a row of ``schema`` (see the module docstring).
 
@@ -76,6 +77,7 @@ def check(expr: Expr, schema: Schema) -> ExprType:
         MakeError: ``expr`` is ill-typed for ``schema``; the message quotes the offending part.
     """
     return annotate(expr, schema)[expr]
+# [end:check]
 
 
 def check_predicate(expr: Expr, schema: Schema) -> ExprType:

@@ -31,6 +31,7 @@ V = TypeVar("V")
 TWO_63 = 2.0 ** 63            # the least float above every int64
 
 
+# [proof:Primitives]
 class Primitives(Protocol, Generic[V]):
     """An engine's operations on column values (NULL-aware; none raises or warns)."""
 
@@ -78,6 +79,7 @@ class Primitives(Protocol, Generic[V]):
 
     def abs(self, a: V, T: type) -> V:
         """``|a|``: an int's, NULL at -2^63; a float's sign bit cleared."""
+# [end:Primitives]
 
 
 def lower_settled(e: Expr, types: dict[Expr, ExprType], p: Primitives[V]) -> V:

@@ -71,19 +71,24 @@ def _check_literal(_: object, __: object, value: Any) -> None:
 
 
 def _instance(kind: type) -> Any:
+    # [proof:_instance.check]
     def check(_: object, attribute: Any, value: object) -> None:
         if not isinstance(value, kind):
             raise MakeTypeError(f"{attribute.name} must be a {kind.__name__}, not {type(value).__name__}")
+    # [end:_instance.check]
     return check
 
 
 def _one_of(options: tuple[str, ...]) -> Any:
+    # [proof:_one_of.check]
     def check(_: object, attribute: Any, value: object) -> None:
         if value not in options:
             raise MakeError(f"{attribute.name} ({value!r}) must be one of {', '.join(options)}")
+    # [end:_one_of.check]
     return check
 
 
+# [proof:Column]
 @attrs.frozen(cache_hash=True)
 class Column:
     """The value of the named column in the current row."""
@@ -94,6 +99,7 @@ class Column:
     def __attrs_post_init__(self) -> None:
         if not self.name:
             raise MakeError("a column name must not be empty")
+# [end:Column]
 
 
 @attrs.frozen(cache_hash=True)

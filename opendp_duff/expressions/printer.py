@@ -18,7 +18,9 @@ BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Binding strength of each level: a child printed at a lower level than its slot needs
 # parentheses.  PRIMARY covers columns, non-negative literals, ABS(...) and (...).
+# [proof:NOT]
 OR, AND, NOT, PREDICATE, ADDITIVE, MULTIPLICATIVE, UNARY, PRIMARY = range(1, 9)
+# [end:NOT]
 
 
 def quote_name(name: str) -> str:

@@ -110,22 +110,28 @@ class NumpyPrimitives:
         null = ~decided & (a.null | b.null)
         return _values(decided if decisive else ~decided & ~null, null)
 
+    # [proof:NumpyPrimitives.not_]
     def not_(self, a: Values) -> Values:
         return _values(~a.data & ~a.null, a.null)
+    # [end:NumpyPrimitives.not_]
 
     def is_null(self, a: Values) -> Values:
         return Values(a.null, _NEVER)
 
+    # [proof:NumpyPrimitives.null_where]
     def null_where(self, cond: Values, a: Values) -> Values:
         return _values(a.data, a.null | cond.data)
+    # [end:NumpyPrimitives.null_where]
 
     def to_float(self, a: Values) -> Values:
         return _values(a.data.astype(np.float64), a.null)
 
+    # [proof:NumpyPrimitives.float_to_int]
     def float_to_int(self, a: Values) -> Values:
         finite = np.isfinite(a.data)
         clipped = np.clip(np.where(finite, a.data, 0.0), -TWO_63, TWO_63 - 1024.0)
         return _values(clipped.astype(np.int64), a.null)
+    # [end:NumpyPrimitives.float_to_int]
 
     # [proof:numpy_int_arith]
     def int_arith(self, op: str, a: Values, b: Values) -> Values:

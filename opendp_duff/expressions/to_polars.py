@@ -61,20 +61,26 @@ class PolarsPrimitives:
     def logic(self, op: str, a: Any, b: Any) -> Any:
         return a.and_(b) if op == "AND" else a.or_(b)        # Kleene logic on Boolean
 
+    # [proof:PolarsPrimitives.not_]
     def not_(self, a: Any) -> Any:
         return a.not_()
+    # [end:PolarsPrimitives.not_]
 
     def is_null(self, a: Any) -> Any:
         return a.is_null()
 
+    # [proof:PolarsPrimitives.null_where]
     def null_where(self, cond: Any, a: Any) -> Any:
         return self.pl.when(cond.not_()).then(a)            # no otherwise: null
+    # [end:PolarsPrimitives.null_where]
 
     def to_float(self, a: Any) -> Any:
         return a.cast(self.pl.Float64)
 
+    # [proof:PolarsPrimitives.float_to_int]
     def float_to_int(self, a: Any) -> Any:
         return a.clip(-TWO_63, TWO_63 - 1024.0).cast(self.pl.Int64, strict=False)
+    # [end:PolarsPrimitives.float_to_int]
 
     def _via_int128(self, value: Any) -> Any:
         return value.cast(self.pl.Int64, strict=False)      # outside int64 -> null

@@ -56,21 +56,27 @@ class SparkPrimitives:
     def logic(self, op: str, a: Any, b: Any) -> Any:
         return a & b if op == "AND" else a | b                # Kleene logic
 
+    # [proof:SparkPrimitives.not_]
     def not_(self, a: Any) -> Any:
         return ~a
+    # [end:SparkPrimitives.not_]
 
     def is_null(self, a: Any) -> Any:
         return a.isNull()
 
+    # [proof:SparkPrimitives.null_where]
     def null_where(self, cond: Any, a: Any) -> Any:
         return self.F.when(~cond, a)                          # no otherwise: null
+    # [end:SparkPrimitives.null_where]
 
     def to_float(self, a: Any) -> Any:
         return a.cast("double")
 
+    # [proof:SparkPrimitives.float_to_int]
     def float_to_int(self, a: Any) -> Any:
         clamped = self.F.least(self.F.greatest(a, self.F.lit(-TWO_63)), self.F.lit(TWO_63 - 1024.0))
         return clamped.cast("long")
+    # [end:SparkPrimitives.float_to_int]
 
     def int_arith(self, op: str, a: Any, b: Any) -> Any:
         F = self.F

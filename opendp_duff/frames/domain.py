@@ -54,6 +54,7 @@ class ColumnDomains(Mapping[str, AtomDomain]):
 
 
 
+# [proof:DataFrameDomain]
 @attrs.frozen(repr=False)
 class DataFrameDomain(Admits):
     """Data frames whose declared columns are members of their domains.
@@ -121,8 +122,10 @@ class DataFrameDomain(Admits):
     def with_(self, **changes: Any) -> DataFrameDomain:
         """A copy with some fields changed."""
         return attrs.evolve(self, **changes)
+# [end:DataFrameDomain]
 
 
+# [proof:dataframe_domain]
 def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None,
                      engine: str | None = None) -> DataFrameDomain:
     """The domain of data frames with the declared columns.
@@ -163,12 +166,14 @@ def dataframe_domain(columns: Mapping[str, AtomDomain], size: int | None = None,
         if size > EXACT_INT_BOUND:
             raise MakeError(f"size ({size!r}) must be at most 2^53: no frame has more rows")
     return DataFrameDomain(ColumnDomains(columns), size, engine)   # the class checks the engine
+# [end:dataframe_domain]
 
 
 def _keys(value: Any) -> tuple[Any, ...]:
     return tuple(value)
 
 
+# [proof:PartitionDomain]
 @attrs.frozen(repr=False)
 class PartitionDomain(Admits):
     """Tuples of frames, one per public key: the parts of a frame split by a column.
@@ -206,3 +211,4 @@ class PartitionDomain(Admits):
         from ..engines import LOCAL, engine_named   # the engines are built on the domains
         engine = LOCAL if self.part_domain.engine is None else engine_named(self.part_domain.engine)
         return engine.check_parts(self, x)
+# [end:PartitionDomain]

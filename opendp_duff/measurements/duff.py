@@ -28,6 +28,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+import attrs
 import numpy as np
 
 from .. import _validate as v
@@ -44,6 +45,7 @@ from ..metrics import Metric, SymmetricDistance
 from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
 from ..transformations._common import as_array, dataset_space
+from ..transformations.clamp import ClampRecords
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
            "duff_quantile_sample", "sampler_ranks"]
@@ -51,6 +53,7 @@ __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_d
 _TAIL = 30.0  # the far blocks start this many nats (plus log n) below the best gap
 
 
+# [proof:_Block]
 class _Block(NamedTuple):
     """The gaps g0..g1-1 outside the window on one side: their span, their live gap nearest
     the window (None if none has positive width) and their ends on demand."""
@@ -61,6 +64,7 @@ class _Block(NamedTuple):
     span_hi: float
     live: int | None
     ends: Callable[[], np.ndarray]
+# [end:_Block]
 
 
 # [proof:quantile_window_size]
@@ -79,6 +83,7 @@ def _window(n: int, scale: float) -> int:
 # [end:quantile_window_size]
 
 
+# [proof:_QuantileSampler]
 class _QuantileSampler:
     """The Duff alpha-quantile mechanism on records in [lo, hi], sampled exactly.
 
@@ -121,7 +126,6 @@ class _QuantileSampler:
         vals = win.values if win is not None else np.empty(0)
         e = np.concatenate([[lo] if j0 == 0 else [], vals, [hi] if j1 == n + 1 else []])
         left, right = e[:-1], e[1:]                           # e_j0..e_j1: the ends of the items
-        levels = quantile_gap_levels(np.arange(j0, j1), n, self.P, self.Q).astype(np.float64)
         tails: list[_Block] = []
         if win is not None and j0 > 0:   # gaps 0..j0-1 span [lo, e_j0]; records 1..j0-1 < e_j0 unless tied
             v = float(vals[0])
@@ -131,14 +135,20 @@ class _QuantileSampler:
             v = float(vals[-1])
             s = j1 + win.right.ties
             tails.append(_Block(j1, n + 1, v, hi, s if s < n or hi > v else None, _ends(v, win.right.values, hi)))
-        live_levels = [self._level(b.live) for b in tails if b.live is not None]
+        # the levels of the items, then of each block's live gap nearest the window (one evaluation)
+        lives = [b.live for b in tails if b.live is not None]
+        gaps = np.concatenate([np.arange(j0, j1, dtype=np.int64), np.array(lives, dtype=np.int64)])
+        all_levels = quantile_gap_levels(gaps, n, self.P, self.Q).astype(np.float64)
+        levels, live_levels = all_levels[:j1 - j0], all_levels[j1 - j0:]
         window_live = levels[right > left]
-        tops = live_levels + ([float(np.max(window_live))] if window_live.size else [])
+        tops = live_levels.tolist() + ([float(np.max(window_live))] if window_live.size else [])
         self.top = max(tops) if tops else -1.0  # lo < hi: some gap is live, so tops is not empty
         # [end:quantile_window]
         # [proof:quantile_race_inputs]
         self.near_left, self.near_right = left, right
-        self.near_numer, self.denom = self._numer(levels)
+        numers, self.denom = self._numer(all_levels)           # element by element
+        self.near_numer = numers[:j1 - j0]
+        ups = dict(zip(lives, numers[j1 - j0:].tolist(), strict=True))     # the numerator of each block's live gap
         self._tails = tails
         self._cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.blocks: list[LazyGroup] = []
@@ -146,7 +156,7 @@ class _QuantileSampler:
         for b, block in enumerate(tails):
             if block.live is None:  # no live gap: the block has no mass
                 continue
-            up = float(self._numer(np.array([self._level(block.live)]))[0][0])
+            up = ups[block.live]
             if up == -np.inf:  # scale 0 and below the top level: no mass
                 continue
             self.blocks.append(LazyGroup(up, block.span_lo, block.span_hi, self._members_fn(b)))
@@ -154,9 +164,6 @@ class _QuantileSampler:
         # [end:quantile_race_inputs]
 
     # [proof:quantile_sampler_helpers]
-    def _level(self, j: int) -> float:
-        return float(quantile_gap_levels(np.array([j]), self.n, self.P, self.Q)[0])
-
     def _numer(self, levels: np.ndarray) -> tuple[np.ndarray, float]:
         """(numerators, denominator) of the exact race: weight w exp(numer / denom)."""
         if self.scale == 0:
@@ -190,6 +197,7 @@ def _ends(a: float, tail: Callable[[], np.ndarray], b: float) -> Callable[[], np
     """The ends of a block's gaps, on demand: a, the tail's sorted records, b."""
     return lambda: np.concatenate([[a], tail(), [b]])
 # [end:quantile_sampler_helpers]
+# [end:_QuantileSampler]
 
 
 def duff_quantile_sample(x_sorted: Any, bounds: tuple[float, float], alpha: Fraction | float,
@@ -225,6 +233,7 @@ def _sample(src: RankSource, lo: float, hi: float, alpha: Fraction | float, scal
 # [end:duff_quantile_sample]
 
 
+# [proof:sampler_ranks]
 def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | None:
     """The ranks (first, last) the sampler asks its source for, None for n = 0: what an engine
     may compute ahead, in passes shared with other statistics.
@@ -238,8 +247,10 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
     r = quantile_best_gap(n, P, Q)
     k = _window(n, scale)
     return max(r - k, 1), min(r + k + 1, n)
+# [end:sampler_ranks]
 
 
+# [proof:_check_space]
 def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
     elem = dataset_space(input_domain, input_metric, need_bounds=True, T=float, any_engine=True)
     if not isinstance(input_metric, SymmetricDistance):
@@ -247,6 +258,7 @@ def _check_space(input_domain: Any, input_metric: Any) -> tuple[float, float]:
                         "(add/remove neighbours, [GM-Duff] Definition 1)")
     assert elem.bounds is not None  # need_bounds=True refused unbounded domains
     return elem.bounds
+# [end:_check_space]
 
 
 def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction | float,
@@ -262,9 +274,10 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
         * Input domain: ``vector_domain(atom_domain(T=float, bounds=(a, b)))``, a <= b
           finite, no NaN (chain ``then_clamp``), sorted or not, any engine: unsorted local
           records are not sorted but selected (the window around the target rank in one pass,
-          O(n)), sorted ones (``then_sort``, ``sorted=True``) are read in O(log n); a Spark
-          column's window is computed by Spark (usually three aggregations, only the window's
-          values reach the driver).
+          O(n); after ``then_clamp`` to the same bounds the clamp is done by that pass, with
+          the same release, and no clamped copy is made), sorted ones (``then_sort``,
+          ``sorted=True``) are read in O(log n); a Spark column's window is computed by Spark
+          (usually three aggregations, only the window's values reach the driver).
         * Input metric: ``symmetric_distance()`` (add/remove one record, [GM-Duff] Definition 1).
         * Output measure: ``max_divergence()``.
 
@@ -312,16 +325,12 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     # [end:make_duff_quantile]
 
 
+# [proof:_make]
 def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, scale: float,
           lo, hi) -> Measurement:
     # [proof:duff_quantile_make]
-    engine, is_sorted = column_engine(input_domain), input_domain.sorted
-
-    def predict(n: int) -> tuple[int, int] | None:   # the window the sampler will ask for
-        return sampler_ranks(n, alpha, scale)
-
-    def function(x: Any) -> float:
-        return _sample(engine.rank_source(x, (lo, hi), is_sorted, predict), lo, hi, alpha, scale)
+    engine = column_engine(input_domain)
+    function = _Release(engine, input_domain.sorted, lo, hi, alpha, scale)
 
     def privacy_map(d_in: int) -> float:
         return ar.div_up(2 * d_in, scale)
@@ -335,6 +344,40 @@ def _make(input_domain: VectorDomain, input_metric: Metric, alpha: Fraction, sca
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
                        output_law=output_law)
+# [end:_make]
+
+
+# [proof:duff_quantile_release]
+@attrs.frozen
+class _Release:
+    """The function of :func:`make_duff_quantile`: a draw from the engine's rank source of the
+    records (bounds ``(lo, hi)``).  ``after(f)`` fuses it with a clamp to the same bounds of
+    unsorted local records: the selection clips each record as it reads it
+    (``select_window(..., clip=(lo, hi))``), so no clamped copy is made, and the draw is that of
+    this function on ``f``'s output (the same window, ties and tails: they are functions of the
+    multiset of clamped records).  Otherwise None: the chain composes the two."""
+
+    engine: Any
+    is_sorted: bool
+    lo: float
+    hi: float
+    alpha: Fraction
+    scale: float
+
+    def predict(self, n: int) -> tuple[int, int] | None:   # the window the sampler will ask for
+        return sampler_ranks(n, self.alpha, self.scale)
+
+    def __call__(self, x: Any) -> float:
+        source = self.engine.rank_source(x, (self.lo, self.hi), self.is_sorted, self.predict)
+        return _sample(source, self.lo, self.hi, self.alpha, self.scale)
+
+    def after(self, f: Any) -> Callable[[Any], float] | None:
+        if not (type(f) is ClampRecords and f.engine is self.engine and self.engine.local
+                and not self.is_sorted and f.T is float and (f.lo, f.hi) == (self.lo, self.hi)):
+            return None
+        return lambda x: _sample(self.engine.clipped_rank_source(x, (self.lo, self.hi)),
+                                 self.lo, self.hi, self.alpha, self.scale)
+# [end:duff_quantile_release]
 
 
 def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: float) -> Measurement:

@@ -227,6 +227,7 @@ def duff_mean_level_sets(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np
 # [end:duff_mean_endpoints]
 
 
+# [proof:duff_mean_step_function.def]
 def duff_mean_step_function(x_sorted: Any, bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Duff utility of the mean as disjoint pieces ``(left, right, levels)``.
 
@@ -286,6 +287,7 @@ def _pieces(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarra
         return left, right, level
     return left[keep], right[keep], level[keep]
     # [end:duff_mean_step_function]
+# [end:duff_mean_step_function.def]
 
 
 def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: float) -> Measurement:
@@ -366,11 +368,13 @@ def make_duff_mean(input_domain: VectorDomain, input_metric: Metric, scale: floa
         return ar.div_up(2 * d_in, scale)
     # [end:make_duff_mean]
 
+    # [proof:make_duff_mean.output_law]
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         if not hi > lo:
             return DiscreteLaw((lo,), [0.0])
         y = np.sort(np.clip(as_array(engine.collect(x)), lo, hi))
         return step_function_law(*duff_mean_step_function(y, bounds), scale)
+    # [end:make_duff_mean.output_law]
 
     return Measurement(input_domain, input_metric, MaxDivergence(), function, privacy_map,
                        output_law=output_law)

@@ -96,9 +96,11 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
     chain_law = chain.output_law
     assert chain_law is not None                              # the report knows its law
 
+    # [proof:make_duff_mode.output_law]
     def output_law(x):  # index -> candidate is injective: the index law relabelled (opendp_duff.audit)
         law = chain_law(x)
         return DiscreteLaw(tuple(cands[i] for i in law.support), law.log_pmf)
+    # [end:make_duff_mode.output_law]
 
     return attrs.evolve(release, output_law=output_law)
 
@@ -106,6 +108,7 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
 then_duff_mode = then(make_duff_mode)
 
 
+# [proof:duff_mode_utility]
 def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) -> np.ndarray:
     """The Duff utility of the mode, u(c, x) = n_c - n_max, for each candidate c.
 
@@ -134,6 +137,7 @@ def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) 
     cands = validate_candidates(candidates, T)
     counts = candidate_counter(cands, T)(x)
     return counts - _largest_count(x, T)
+# [end:duff_mode_utility]
 
 
 def _all_int(x: Any, candidates: Sequence[Any]) -> bool:

@@ -110,11 +110,13 @@ def make_report_noisy_max_gumbel(
         return _exact_argmax(scores if sign > 0 else -scores, scale)
     # [end:make_report_noisy_max_gumbel]
 
+    # [proof:make_report_noisy_max_gumbel.output_law]
     def output_law(x):  # the exact law of the release (opendp_duff.audit)
         scores = _as_scores(x)
         if scores.size == 0:
             return discrete_law((None,), [0.0])
         return discrete_law(range(scores.size), score_log_weights(sign * scores, scale))
+    # [end:make_report_noisy_max_gumbel.output_law]
 
     return Measurement(input_domain, input_metric, measure, function, privacy_map,
                        output_law=output_law)

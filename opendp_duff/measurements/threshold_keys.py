@@ -128,6 +128,7 @@ def make_threshold_keys(input_domain: MapDomain, input_metric: Metric, scale: fl
     # [end:make_threshold_keys]
 
 
+# [proof:_check_space]
 def _check_space(input_domain: Any, input_metric: Any) -> None:
     v.instance("input_domain", input_domain, MapDomain, "a MapDomain (counts per key)")
     values = input_domain.value_domain
@@ -136,6 +137,7 @@ def _check_space(input_domain: Any, input_metric: Any) -> None:
                         "within [0, 2^53] (chain make_count_by_key)")
     if not isinstance(input_metric, L01InfDistance):
         raise MakeError(f"input_metric ({input_metric!r}) must be l01inf_distance()")
+# [end:_check_space]
 
 
 # [proof:threshold_bounds]
@@ -195,6 +197,7 @@ def threshold_pass_probability(count: int, scale: float, threshold: float,
 # [end:threshold_bounds]
 
 
+# [proof:threshold_keys_parameters]
 def threshold_keys_parameters(d_in: Any, delta: float, *, epsilon: float | None = None,
                               rho: float | None = None) -> tuple[float, float]:
     """(scale, threshold) for ``make_threshold_keys`` with ``map(d_in) <= (epsilon, delta)``
@@ -237,6 +240,7 @@ def threshold_keys_parameters(d_in: Any, delta: float, *, epsilon: float | None 
         hi *= 2
     threshold = smallest_float_where(holds, 0.0, hi, _guess(min(linf, l1), scale, delta / min(l0, l1), noise))
     return scale, threshold
+# [end:threshold_keys_parameters]
 
 
 def _guess(count: int, scale: float, p: float, noise: str) -> float:

@@ -26,16 +26,36 @@ _MAX = sys.float_info.max
 _LOG2 = math.log(2.0)
 _TWO_M52 = 2.0 ** -52
 _TWO_M53 = 2.0 ** -53
+# [proof:REL]
 REL = 2.0 ** -36           # (eq:float-margin): 64 x the proven float error 2^-42 mag
+# [end:REL]
+# [proof:MAG0]
 MAG0 = 8.0                 # (eq:float-margin): the absolute part of mag
+# [end:MAG0]
+# [proof:_Q_SHRINK]
 _Q_SHRINK = 1.0 - 2.0 ** -50   # (eq:q-overflow): one rounding of MAX/(2D) is below 2^-50 relative
+# [end:_Q_SHRINK]
+# [proof:_TINY_HALF]
 _TINY_HALF = 2.0 ** -1000  # (eq:tiny-length): half-lengths below this get the bounds (-inf, -690]
+# [end:_TINY_HALF]
+# [proof:_TINY_LOG]
 _TINY_LOG = -690.0         # (eq:tiny-length)
+# [end:_TINY_LOG]
+# [proof:K_TOP]
 K_TOP = float(2 ** 52 - 2)  # (eq:level0-step): G moves by < 1 across the 52-bit interval for 1 <= k <= K_TOP
+# [end:K_TOP]
+# [proof:_SUM_REL]
 _SUM_REL = 2.0 ** -50      # (eq:block-upper): relative error of a float sum of n >= 0 terms, per term
+# [end:_SUM_REL]
+# [proof:_SUM_ABS]
 _SUM_ABS = 2.0 ** -1073    # (eq:block-upper): absolute error of a subnormal half-length, per term
+# [end:_SUM_ABS]
+# [proof:_LOG_PAD]
 _LOG_PAD = 2.0 ** -49      # (eq:block-upper), (eq:block-lse): per member, for the log of a float sum
+# [end:_LOG_PAD]
+# [proof:_G_SAFE]
 _G_SAFE = 37.0             # (eq:screen): |G(mu)| <= 36 for safe k, plus 1 for the level-0 step
+# [end:_G_SAFE]
 
 
 # [proof:float_terms]

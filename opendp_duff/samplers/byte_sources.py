@@ -24,10 +24,12 @@ __all__ = ["EntropyError", "ByteSource", "SecureRandom", "SeededRandomForTests",
            "check_entropy", "seeded_rng_for_tests", "byte_source_for_tests", "ENTROPY_CHECK_BYTES"]
 
 
+# [proof:EntropyError]
 class EntropyError(RuntimeError):
     """The random source failed: the operating system could not supply random bytes, or the
     bytes are evidently not random (constant, or a sampler needed more bits than a uniform
     source ever needs in practice)."""
+# [end:EntropyError]
 
 
 class ByteSource(Protocol):
@@ -68,9 +70,11 @@ _SECURE = SecureRandom()
 _current: contextvars.ContextVar[ByteSource] = contextvars.ContextVar("opendp_duff_rng", default=_SECURE)
 
 
+# [proof:current_rng]
 def current_rng() -> ByteSource:
     """The byte source in force: the secure one unless a test switched it."""
     return _current.get()
+# [end:current_rng]
 
 
 # A uniform source gives ENTROPY_CHECK_BYTES equal bytes with probability 256^-(n-1) = 2^-248:
@@ -78,6 +82,7 @@ def current_rng() -> ByteSource:
 ENTROPY_CHECK_BYTES = 32
 
 
+# [proof:check_entropy]
 def check_entropy() -> None:
     """Draw 32 bytes, so that a failing random source raises here, before any data is read.
 
@@ -88,6 +93,7 @@ def check_entropy() -> None:
     sample = current_rng().random_bytes(ENTROPY_CHECK_BYTES)
     if len(sample) != ENTROPY_CHECK_BYTES or sample.count(sample[:1]) == ENTROPY_CHECK_BYTES:
         raise EntropyError("the random source returned constant bytes (or too few): it is not random")
+# [end:check_entropy]
 
 
 def seeded_rng_for_tests(seed: int) -> contextlib.AbstractContextManager[None]:

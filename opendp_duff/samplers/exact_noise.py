@@ -52,6 +52,7 @@ Accept = Callable[[DecimalIA, Sequence[PSRN], Optional[float]], bool]
 Value = Callable[[DecimalIA, Sequence[PSRN], Optional[float]], Interval]
 
 
+# [proof:ExactNoise]
 @attrs.frozen(repr=False)
 class ExactNoise:
     """A noise law sampled exactly as ``Z = phi(U_1, ..., U_k)`` (see the module docstring).
@@ -76,6 +77,7 @@ class ExactNoise:
 
     def __repr__(self) -> str:
         return f"ExactNoise({self.name})"
+# [end:ExactNoise]
 
 
 # [proof:constructions]

@@ -27,10 +27,13 @@ FloatArray = npt.NDArray[np.float64]
 _TWO_M53 = 2.0 ** -53
 
 
+# [proof:uniform_open.def]
 @overload
 def uniform_open(size: None = None) -> float: ...
+# [end:uniform_open.def]
 @overload
 def uniform_open(size: Size) -> FloatArray: ...
+# [proof:uniform_open]
 def uniform_open(size: Size | None = None) -> float | FloatArray:
     """Uniforms on the grid {(2k+1) 2^-53 : 0 <= k < 2^52}, inside (0, 1).
 
@@ -42,6 +45,7 @@ def uniform_open(size: Size | None = None) -> float | FloatArray:
     k = (raw >> np.uint64(12)).astype(np.float64)  # 52 random bits, exact in a double
     u = (2.0 * k + 1.0) * _TWO_M53
     return float(u[0]) if size is None else u.reshape(size)
+# [end:uniform_open]
 
 
 @overload
@@ -76,6 +80,7 @@ def standard_gumbel(size: Size | None = None) -> float | FloatArray:
     return float(z) if size is None else z
 
 
+# [proof:gumbel_argmax]
 def gumbel_argmax(log_weights: npt.ArrayLike) -> int:
     """Index i with probability close to softmax(log_weights)_i: the float Gumbel-max trick.
 
@@ -89,3 +94,4 @@ def gumbel_argmax(log_weights: npt.ArrayLike) -> int:
         w = np.where(pos_inf, 0.0, -np.inf)
     g = standard_gumbel(w.shape)
     return int(np.argmax(w + g))
+# [end:gumbel_argmax]

@@ -45,15 +45,25 @@ __all__ = ["exact_gumbel_race", "exact_race_with_ties", "exact_race_with_lazy_bl
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
+# [proof:_DIRECT]
 _DIRECT = 4096   # cost only: an opened block larger than this is raced in ~sqrt(n) chunks
+# [end:_DIRECT]
+# [proof:_SMALL]
 _SMALL = 64      # cost only: races with at most this many competitors skip level 0
+# [end:_SMALL]
+# [proof:_LAZY]
 _LAZY = 65536    # cost only: blocks larger than this start with the cheap upper bound alone
+# [end:_LAZY]
+# [proof:_TIES]
 _TIES = 4096     # cost only: races of more members than this look for tied numerators
+# [end:_TIES]
 
 
+# [proof:_level_bits]
 def _level_bits(level: int) -> int:
     """Bits of U used at decimal level >= 2."""
     return 64 << (level - 2)
+# [end:_level_bits]
 
 
 class _Race:
@@ -163,6 +173,7 @@ class _Race:
     # [end:race_run]
 
 
+# [proof:_check_race_args]
 def _check_race_args(numer: npt.ArrayLike, denom: float, left: npt.ArrayLike | None,
                      right: npt.ArrayLike | None, groups: npt.ArrayLike | None
                      ) -> tuple[Floats, float, Floats | None, Floats | None, Ints]:
@@ -191,6 +202,7 @@ def _check_race_args(numer: npt.ArrayLike, denom: float, left: npt.ArrayLike | N
         if starts.size == 0 or starts[0] != 0 or (np.diff(starts) <= 0).any() or starts[-1] >= N.size:
             raise MakeError("groups must be strictly increasing start offsets beginning at 0")
     return N, D, L, R, starts
+# [end:_check_race_args]
 
 
 def _check_denom(denom: float) -> float:

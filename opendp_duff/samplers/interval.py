@@ -38,18 +38,24 @@ ZERO = Decimal(0)
 ONE = Decimal(1)
 TWO = Decimal(2)
 # (eq:narrow-exp) and (eq:narrow-ln) in proofs/samplers/psrn.tex: one-ended bounds below this width
+# [proof:_NARROW]
 _NARROW = Decimal("1e-6")
+# [end:_NARROW]
 
 
+# [proof:Undecided]
 class Undecided(Exception):
     """An enclosure is too wide to decide, or to stay inside a function's domain: refine."""
+# [end:Undecided]
 
 
+# [proof:digits_for_bits]
 def digits_for_bits(bits: int) -> int:
     """Decimal precision used with uniforms known to ``bits`` bits (a bit is 0.30103 digits):
     ``6 + floor(0.31 bits)``, so the rounding of the arithmetic stays below the width of the
     uniforms' intervals and both shrink together (``(eq:digits)`` in ``proofs/samplers/psrn.tex``)."""
     return 6 + (31 * bits) // 100
+# [end:digits_for_bits]
 
 
 # [proof:decimal_ia]

@@ -41,10 +41,14 @@ __all__ = ["PSRN", "same_float", "saturated_float", "round_monotone", "refine_un
 
 T = TypeVar("T")
 
+# [proof:MAX_BITS]
 MAX_BITS = 4096
+# [end:MAX_BITS]
 """The most bits a PSRN is refined to; asking for more raises EntropyError."""
 
+# [proof:MAX_ATTEMPTS]
 MAX_ATTEMPTS = 1000
+# [end:MAX_ATTEMPTS]
 """The most attempts of a rejection loop (each accepted with probability >= pi/4); then EntropyError."""
 
 

@@ -22,6 +22,7 @@ from .psrn import PSRN, round_monotone
 __all__ = ["exact_uniform_float", "exact_uniform_floats"]
 
 
+# [proof:_check_ab]
 def _check_ab(a: float, b: float) -> tuple[float, float]:
     a, b = float(a), float(b)
     if not (math.isfinite(a) and math.isfinite(b)):
@@ -29,6 +30,7 @@ def _check_ab(a: float, b: float) -> tuple[float, float]:
     if a > b:
         raise MakeError(f"a ({a!r}) must be at most b ({b!r})")
     return a, b
+# [end:_check_ab]
 
 
 # [proof:exact_uniform]

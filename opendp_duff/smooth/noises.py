@@ -72,11 +72,13 @@ class SmoothNoise:
     group_epsilon: Optional[Callable[[float, float, float, int], float]] = None
     hint: str = ""
 
+    # [proof:SmoothNoise.release]
     def release(self, center: xn.Exact, smooth_value: float, s: float, shape: float) -> float:
         """round(center + smooth_value / s * Z) for the exact real Z of this law: the nearest
         float, saturated (``center`` a float or an exact ratio, see exact_rounded_release)."""
         return xn.exact_rounded_release(center, (float(smooth_value), s), self.exact,
                                         shape if self.law_shape else None)
+    # [end:SmoothNoise.release]
 
 
 # [proof:shapes]

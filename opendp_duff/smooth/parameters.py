@@ -128,6 +128,7 @@ def _shape(noise: SmoothNoise, eps: float, t: float, shapes: dict[str, Any]) -> 
 
 # ---- public ------------------------------------------------------------------------------
 
+# [proof:smooth_parameters]
 def smooth_parameters(noise: str, *, size: int, t: float, epsilon: Optional[float] = None,
                       rho: Optional[float] = None, delta: Optional[float] = None, sigma: Optional[float] = None,
                       d: Optional[float] = None, gamma: Optional[float] = None) -> dict[str, Any]:
@@ -171,6 +172,7 @@ def smooth_parameters(noise: str, *, size: int, t: float, epsilon: Optional[floa
     shape = _shape(record, eps, t, dict(sigma=sigma, d=d, gamma=gamma, delta=delta))
     s = fit_scale(record, eps_fit, t_map, shape)
     return {"t": t, "s": s, "noise": record.name, record.shape_name: shape}
+# [end:smooth_parameters]
 
 
 def _reference(n: int, bounds: tuple[float, float], reference: Optional[npt.ArrayLike]) -> np.ndarray:
@@ -186,6 +188,7 @@ def _reference(n: int, bounds: tuple[float, float], reference: Optional[npt.Arra
     return np.quantile(ref, np.arange(1, n + 1) / (n + 1))
 
 
+# [proof:choose_smoothing]
 def choose_smoothing(noise: str, size: int, bounds: tuple[float, float], *, epsilon: Optional[float] = None,
                      rho: Optional[float] = None, delta: Optional[float] = None, statistic: str = "median",
                      m: int = 0, reference: Optional[npt.ArrayLike] = None,
@@ -275,6 +278,7 @@ def choose_smoothing(noise: str, size: int, bounds: tuple[float, float], *, epsi
     if best_t is None:
         raise MakeError(f"no t in the grid is feasible for the budget epsilon={eps!r}")
     return best_t
+# [end:choose_smoothing]
 
 
 def smooth_variance_lower_bound(epsilon: float, t: float) -> float:

@@ -293,6 +293,7 @@ def _median_symmetric(x: np.ndarray, t: float, lo: float, hi: float) -> float:
 
 # ---------------------------------------------------------------- public functions
 
+# [proof:smooth_sensitivity_median]
 def smooth_sensitivity_median(x_sorted: npt.ArrayLike, t: float, bounds: tuple[float, float],
                               metric: object = None) -> float:
     """The t-smooth sensitivity of the lower median x_(ceil(n/2)) on [a, b]^n.
@@ -330,6 +331,7 @@ def smooth_sensitivity_median(x_sorted: npt.ArrayLike, t: float, bounds: tuple[f
     r = (n + 1) // 2
     return _window_statistic(arr, r, r, t, lo, hi)
     # [end:median_entry]
+# [end:smooth_sensitivity_median]
 
 
 def smooth_sensitivity_quantile(x_sorted: npt.ArrayLike, t: float, bounds: tuple[float, float], *,
@@ -365,6 +367,7 @@ def smooth_sensitivity_quantile(x_sorted: npt.ArrayLike, t: float, bounds: tuple
     return _window_statistic(arr, r, r, t, lo, hi)
 
 
+# [proof:smooth_sensitivity_trimmed_mean]
 def smooth_sensitivity_trimmed_mean(x_sorted: npt.ArrayLike, t: float, bounds: tuple[float, float], *,
                                     m: int) -> float:
     """The t-smooth sensitivity of the m-trimmed mean (x_(m+1) + ... + x_(n-m)) / (n - 2m) on
@@ -398,3 +401,4 @@ def smooth_sensitivity_trimmed_mean(x_sorted: npt.ArrayLike, t: float, bounds: t
     if not 2 * m < n:
         raise MakeError(f"m ({m!r}) must satisfy 2 m < len(x_sorted)")
     return _window_statistic(arr, m + 1, n - m, t, lo, hi)
+# [end:smooth_sensitivity_trimmed_mean]

@@ -14,6 +14,7 @@ __all__ = ["DATASET_METRICS", "dataset_space", "as_array"]
 DATASET_METRICS = (SymmetricDistance, ChangeOneDistance)
 
 
+# [proof:dataset_space]
 def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_bounds: bool = False,
                   need_size: bool = False, need_sorted: bool = False, T: type | None = None,
                   allow_nan: bool = False, nan_hint: str = "", allow_str: bool = False,
@@ -46,3 +47,4 @@ def dataset_space(input_domain: VectorDomain, input_metric: Metric, *, need_boun
         raise MakeError(f"input_metric ({input_metric!r}) needs a domain of known size, "
                         f"not {input_domain!r}")
     return elem
+# [end:dataset_space]

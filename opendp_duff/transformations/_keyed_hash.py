@@ -39,6 +39,7 @@ def as_key(key: object, name: str = "key") -> bytes:
                         f"not {type(key).__name__}")
 
 
+# [proof:draw_truncation_key]
 def draw_truncation_key() -> bytes:
     """A fresh secret key for the truncations of one context: 16 bytes from the library's byte
     source (the operating system's CSPRNG unless a test switched it).
@@ -49,6 +50,7 @@ def draw_truncation_key() -> bytes:
         16
     """
     return bytes(current_rng().random_bytes(KEY_BYTES))
+# [end:draw_truncation_key]
 
 
 def key_words(key: bytes) -> tuple[int, int]:

@@ -40,9 +40,12 @@ from ._keyed_hash import key_words, siphash24
 
 __all__ = ["Truncation", "kept_positions", "truncate_local", "truncate_pandas", "truncate_polars"]
 
+# [proof:_ROW]
 _ROW, _GROUP = 0, 1            # the first word of a hashed message: rows and groups never share one
+# [end:_ROW]
 
 
+# [proof:Truncation]
 @attrs.frozen
 class Truncation:
     """The public parameters of a truncation (validated by the constructors).
@@ -81,8 +84,10 @@ class Truncation:
     def type_of(self, name: str) -> type:
         """The atom type T of a declared column."""
         return dict(self.columns)[name]
+# [end:Truncation]
 
 
+# [proof:truncate_local]
 def truncate_local(frame: Any, spec: Truncation) -> Any:
     """The truncation of a pandas DataFrame or a Polars DataFrame or LazyFrame, a frame of the
     same kind holding the declared columns of the kept rows."""
@@ -90,6 +95,7 @@ def truncate_local(frame: Any, spec: Truncation) -> Any:
     if pd is not None and isinstance(frame, pd.DataFrame):
         return truncate_pandas(frame, spec)
     return truncate_polars(frame, spec)
+# [end:truncate_local]
 
 
 # --- the order-and-cut kernel (numpy) ---------------------------------------------------
@@ -217,6 +223,7 @@ class TempColumns:
     group_hash: str
 
 
+# [proof:temp_columns]
 def temp_columns(spec: Truncation) -> TempColumns:
     """Working column names that no declared column has (the kernels drop the others first)."""
     names = spec.names
@@ -225,6 +232,7 @@ def temp_columns(spec: Truncation) -> TempColumns:
         prefix = "_" + prefix
     return TempColumns({name: f"{prefix}{i}" for i, name in enumerate(names)},
                        f"{prefix}row_hash", f"{prefix}group_hash")
+# [end:temp_columns]
 
 
 # --- Polars --------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from .. import _validate as v
 from ..core import Transformation, then
 from ..domains import AtomDomain, VectorDomain
@@ -18,7 +20,9 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
     domain and are clamped to the bounds; NaN is not a member, so data with missing values
     goes through :func:`make_impute_constant` first.  A zero is released as +0.0, whatever
     its sign in the data.  The domain's engine clamps: a local column into a new numpy
-    array; a Spark column lazily (a row-wise step its statistics evaluate).
+    array; a Spark column lazily (a row-wise step its statistics evaluate).  Chained before
+    :func:`~opendp_duff.measurements.duff.make_duff_quantile` (or the median) on unsorted local
+    data, the clamp runs inside their selection instead, with the same release (no copy).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T))``, T float or int, without NaN (a
@@ -57,15 +61,29 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
     if T is float:
         lo, hi = lo + 0.0, hi + 0.0       # -0.0 -> +0.0: a bound never brings a negative zero
     out = input_domain.with_(element_domain=AtomDomain(T, (lo, hi), False))
-    engine = column_engine(input_domain)
-
-    def function(x):
-        return engine.clamp(x, T, lo, hi)   # each record: min(max(x_i, lo), hi), no -0.0
-
+    function = ClampRecords(column_engine(input_domain), T, lo, hi)
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_clamp]
 
 
+# [proof:clamp_records]
+@attrs.frozen
+class ClampRecords:
+    """The function of :func:`make_clamp`: each record x_i -> min(max(x_i, lo), hi) (no -0.0),
+    by the engine.  Its fields are public so that a step chained after it may fuse with it
+    (``after`` in :func:`opendp_duff.core._compose`): e.g. the Duff quantile leaves the clamp
+    to its selection of unsorted local records."""
+
+    engine: Any
+    T: type
+    lo: Any
+    hi: Any
+
+    def __call__(self, x: Any) -> Any:
+        return self.engine.clamp(x, self.T, self.lo, self.hi)
+# [end:clamp_records]
+
+
 then_clamp = then(make_clamp)
 
-__all__ = ["make_clamp", "then_clamp"]
+__all__ = ["make_clamp", "then_clamp", "ClampRecords"]

@@ -88,13 +88,16 @@ def make_count_by_candidates(input_domain: VectorDomain, input_metric: Metric, c
 then_count_by_candidates = then(make_count_by_candidates)
 
 
+# [proof:validate_candidates]
 def validate_candidates(candidates: Any, T: type, name: str = "candidates") -> tuple[Any, ...]:
     """A tuple of distinct candidates of type T: finite numbers, or strings for T=str
     (public; errors name the parameter, ``candidates`` or ``name``)."""
     cands = candidate_values(candidates, T, name)
     return cands if isinstance(cands, tuple) else tuple(cands.values.tolist())
+# [end:validate_candidates]
 
 
+# [proof:candidate_values]
 def candidate_values(candidates: Any, T: type, name: str = "candidates") -> tuple[str, ...] | Candidates:
     """The candidates validated as :func:`validate_candidates` does: a tuple of str for T=str,
     else a :class:`Candidates` (no Python object per candidate: a million candidates cost
@@ -120,6 +123,7 @@ def candidate_values(candidates: Any, T: type, name: str = "candidates") -> tupl
     if cands.repeated:
         _refuse_repeat(name, values.tolist())
     return cands
+# [end:candidate_values]
 
 
 def _refuse_repeat(name: str, out: Sequence[Any]) -> None:
@@ -155,6 +159,7 @@ def _vectorised(candidates: Any, T: type) -> np.ndarray | None:
     return None
 
 
+# [proof:_candidate]
 def _candidate(name: str, c: Any, T: type) -> Any:
     if T is str:
         if type(c) not in (str, np.str_):
@@ -177,3 +182,4 @@ def _candidate(name: str, c: Any, T: type) -> Any:
         return f + 0.0
     c = v.number(name, c)
     return c + 0.0  # -0.0 and 0.0 are the same candidate
+# [end:_candidate]

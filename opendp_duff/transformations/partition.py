@@ -54,8 +54,10 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
 
     Running time (local frames): O(rows + keys) plus the copy of the declared columns: the key
     column is coded against the keys (a hash lookup for strings, a binary search among the
-    keys for numbers), the rows are grouped by a stable radix sort of the integer codes, and
-    each part is a contiguous slice of the gathered columns.  Spark: no pass.
+    keys for numbers), the rows are grouped by a stable radix sort of the integer codes, the
+    numeric columns are gathered in that order by numpy and the other string columns by the
+    library (a string key column is not copied: part j holds key j), and each part is a
+    contiguous slice of the gathered columns.  Spark: no pass.
 
     Proof: ``proofs/transformations/partition/make_partition_by.tex``.
 

@@ -38,7 +38,9 @@ def binary64_probe(add: Callable[[float, float], float] = operator.add,
 # [end:binary64_probe]
 
 
+# [proof:BINARY64]
 BINARY64 = binary64_probe()   # evaluated once, at import
+# [end:BINARY64]
 
 
 def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation:

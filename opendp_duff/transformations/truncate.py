@@ -43,6 +43,7 @@ def _kernel(input_domain: DataFrameDomain) -> Callable[[Any, Truncation], Any]:
 # [end:truncation_kernel]
 
 
+# [proof:_truncation]
 def _truncation(input_domain: DataFrameDomain, input_metric: SymmetricIdDistance, contributions: Any,
                 key: Any, by: tuple[str, ...] = (), max_groups: int | None = None) -> Truncation:
     """The validated parameters shared by both constructors."""
@@ -60,6 +61,7 @@ def _truncation(input_domain: DataFrameDomain, input_metric: SymmetricIdDistance
             raise MakeError(f"by ({b!r}) must be one of the declared columns {list(input_domain.columns)!r}")
     columns = tuple((name, elem.T) for name, elem in input_domain.columns.items())
     return Truncation(identifier, columns, _count("contributions", contributions), as_key(key), by, max_groups)
+# [end:_truncation]
 
 
 def make_truncate_per_id(input_domain: DataFrameDomain, input_metric: SymmetricIdDistance,

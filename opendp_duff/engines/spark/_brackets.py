@@ -33,7 +33,9 @@ from .parts import KID, VAL
 __all__ = ["BINS", "MAX_LEVELS", "Level", "side", "level_table", "choose_levels"]
 
 BINS = 1024
+# [proof:MAX_LEVELS]
 MAX_LEVELS = 4
+# [end:MAX_LEVELS]
 Level = tuple[float, float, float, float, float]     # (u, c, l, h, B)
 NEUTRAL: Level = (0.0, 0.0, 0.0, 0.0, 0.0)           # y = 0 for every finite x: always inside
 FIELDS = "uclhb"
@@ -72,19 +74,24 @@ def _bins(rows: int) -> float:
     return float(min(BINS, max(16, 1 << max(0, math.isqrt(max(rows, 1)).bit_length()))))
 
 
+# [proof:_first_level]
 def _first_level(lo: float, hi: float, rows: int) -> Level | None:
     b = _bins(rows)
     c = b / (hi - lo) if math.isfinite(hi - lo) and hi > lo else math.inf
     return (lo, c, 0.0, 0.0, b) if math.isfinite(c) and c > 0 else None
+# [end:_first_level]
 
 
+# [proof:_next_level]
 def _next_level(level: Level, rows: int) -> Level | None:
     u, c, low, high, _ = level
     b = _bins(rows)
     u2, c2 = u + low / c, c * b / (high - low + 1.0)
     return (u2, c2, 0.0, 0.0, b) if math.isfinite(u2) and math.isfinite(c2) and c2 > 0 else None
+# [end:_next_level]
 
 
+# [proof:choose_levels]
 def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]], lo: float,
                   hi: float) -> dict[int, tuple[Level, ...]]:
     """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes."""
@@ -111,6 +118,7 @@ def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]
                 nxt[k] = refined
         pending = nxt
     return chosen
+# [end:choose_levels]
 
 
 def _cap(first: int, last: int) -> int:

@@ -81,7 +81,9 @@ def spark_type_kind(data_type: object) -> type | None:
     return None
 
 
+# [proof:key_type]
 def key_type(T: type) -> Any:
     """The Spark type in which a column of element type T is compared with public values."""
     t = types()
     return {float: t.DoubleType(), int: t.LongType(), str: t.StringType()}[T]
+# [end:key_type]

@@ -77,7 +77,9 @@ def _requirement(name: str, domain: AtomDomain) -> str:
     return text + (", within the bounds)" if domain.bounds is not None else ")")
 
 
+# [proof:_UNREADABLE]
 _UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a Spark frame")
+# [end:_UNREADABLE]
 
 
 # [proof:spark_frame_admit]
@@ -99,6 +101,7 @@ def check_spark_frame(domain: Any, x: Any) -> Any:
 # [end:spark_frame_admit]
 
 
+# [proof:check_spark_column]
 def check_spark_column(domain: Any, x: object) -> Any:
     """``x`` itself if it is a :class:`SparkColumn` of a whole frame whose elements are members
     of ``domain`` (one pass), marked sorted if the domain is sorted; else a refusal.  A column of
@@ -113,6 +116,7 @@ def check_spark_column(domain: Any, x: object) -> Any:
     except Exception:  # noqa: BLE001 - Spark (or the object's own code) raised: no value is quoted
         return _UNREADABLE
     return x if refusal is None else Refusal(NotAMemberValueError, refusal)
+# [end:check_spark_column]
 
 
 # [proof:spark_column]

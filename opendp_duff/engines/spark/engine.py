@@ -87,20 +87,28 @@ class SparkEngine(Engine):
 
     # ---- frames -----------------------------------------------------------------------------
 
+    # [proof:SparkEngine.column]
     def column(self, frame: Any, name: str, domain: Any) -> SparkColumn:
         T = domain.element_domain.T
         log = frame.batch.log if isinstance(frame, SparkPart) else collection.CollectionLog()
         return SparkColumn(frame, T, (("column", name, T),), log)
+    # [end:SparkEngine.column]
 
+    # [proof:SparkEngine.select]
     def select(self, frame: Any, names: Sequence[str]) -> Any:
         return frame                   # its other columns are never read
+    # [end:SparkEngine.select]
 
+    # [proof:SparkEngine.split]
     def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
         return tuple(split_by_keys(frame, by, domain.columns[by].T, keys))   # no Spark call
+    # [end:SparkEngine.split]
 
+    # [proof:SparkEngine.map_parts]
     def map_parts(self, f: Callable[[Any], Any], parts: tuple[Any, ...]) -> tuple[Any, ...]:
         with collection.release(parts[0].batch.log if parts else None):   # the whole grouped release
             return tuple(f(part) for part in parts)
+    # [end:SparkEngine.map_parts]
 
     def result_frame(self, like: Any, columns: dict[str, list[Any]]) -> Any:
         """A small Spark DataFrame of these public columns, built on the driver."""
@@ -150,7 +158,9 @@ class SparkEngine(Engine):
             schema = t.StructType([t.StructField("__cid", t.IntegerType(), False),
                                    t.StructField("__cand", ps.key_type(T), False)])
             table = rows.sparkSession.createDataFrame(list(enumerate(values)), schema)
-            joined = rows.join(F.broadcast(table), F.col(VAL) == F.col("__cand"))
+            # compared as the partition compares keys (Batch.key_expr): in the key type, so a
+            # string column of another collation is compared in the binary one, as Python's ==
+            joined = rows.join(F.broadcast(table), F.col(VAL).cast(ps.key_type(T)) == F.col("__cand"))
             got = collection.collect(joined.groupBy(KID, "__cid").count())
             out = [np.zeros(len(candidates), dtype=np.int64) for _ in range(n_keys)]
             for row in got:
@@ -176,9 +186,11 @@ class SparkEngine(Engine):
         return arr
     # [end:spark_statistics]
 
+    # [proof:SparkEngine.rank_source]
     def rank_source(self, column: Any, bounds: tuple[float, float], is_sorted: bool,
                     predict: Predict) -> RankSource:
         return _ColumnRanks(column, bounds, predict)
+    # [end:SparkEngine.rank_source]
 
 
 # [proof:spark_column_ranks]

@@ -27,7 +27,9 @@ from .column import SparkColumn, quoted
 
 __all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
 
+# [proof:VAL]
 KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
+# [end:VAL]
 _KEY = "__opendp_key"
 
 
@@ -49,9 +51,11 @@ class Batch:
             self.results[name] = compute()
         return self.results[name]
 
+    # [proof:Batch.key_expr]
     def key_expr(self) -> Any:
         """The column ``by`` as Spark compares it with the public keys."""
         return ps.functions().col(quoted(self.by)).cast(ps.key_type(self.T))
+    # [end:Batch.key_expr]
 
     def key_table(self) -> Any:
         """A small DataFrame (key index, key) of the public keys, typed for comparison."""
@@ -61,6 +65,7 @@ class Batch:
         return self.frame.sparkSession.createDataFrame(list(enumerate(self.keys)), schema)
 
 
+# [proof:SparkPart]
 class SparkPart:
     """Part ``index`` of a :class:`Batch`: a lazy proxy of ``frame.where(by == keys[index])``."""
 
@@ -86,6 +91,7 @@ class SparkPart:
 
     def __repr__(self) -> str:
         return f"SparkPart(part {self.index})"
+# [end:SparkPart]
 
 
 def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[SparkPart]:

@@ -43,12 +43,14 @@ from .parts import KID, VAL
 __all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass"]
 
 
+# [proof:SparkDataChanged]
 class SparkDataChanged(RuntimeError):
     """Two passes of one release saw different rows: the DataFrame is not deterministic."""
 
     def __init__(self) -> None:
         super().__init__("the DataFrame gave different rows to two passes of one release; "
                          "make it deterministic (cache or checkpoint it) before releasing")
+# [end:SparkDataChanged]
 
 
 class KeyRanks:
@@ -60,10 +62,12 @@ class KeyRanks:
         self.n = n
         self._ranks, self._window, self._compute = ranks, window, compute
 
+    # [proof:KeyRanks.window]
     def window(self, first: int, last: int) -> RankWindow:
         if (first, last) == self._ranks and self._window is not None:
             return self._window
         return self._compute(first, last)
+    # [end:KeyRanks.window]
 
 
 # [proof:spark_rank_sources]
