@@ -31,7 +31,7 @@ def rank_accuracy(q: Any, bounds: tuple[float, float]) -> Any:
     the analyst's spread condition, or the statement that none holds without one."""
     name = "duff_median" if q == Fraction(1, 2) else "duff_quantile"
 
-    def accuracy(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
+    def rank_bound(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
         if assume.spread is not None:
             return duff_quantile_accuracy(scale, alpha, quantile=q, bounds=bounds, spread=assume.spread,
                                           within=assume.within)
@@ -39,25 +39,25 @@ def rank_accuracy(q: Any, bounds: tuple[float, float]) -> Any:
                         "no rank bound holds for all data (ties at the target rank defeat every one); give "
                         "spread=w to state the bound for data whose order statistics of ranks R - within and "
                         "R + within are at least w apart")
-    return accuracy
+    return rank_bound
 
 
 def mean_accuracy(bounds: tuple[float, float]) -> Any:
     """The accuracy of the Duff mean on a column in ``bounds``, for data of n records (given)."""
-    def accuracy(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
+    def mean_bound(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
         if assume.n is not None:
             return duff_mean_accuracy(scale, alpha, bounds=bounds, n=assume.n)
         return Accuracy("duff_mean", scale, math.inf, "value",
                         "the bound depends on the number of records, which is private: give n= to state it "
                         "for data of n records")
-    return accuracy
+    return mean_bound
 
 
 def mode_accuracy(candidates: Any) -> Any:
     """The Duff mode's count gap over the public candidates, whatever the data."""
-    def accuracy(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
+    def mode_bound(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
         return duff_mode_accuracy(scale, alpha, candidates=len(candidates))
-    return accuracy
+    return mode_bound
 
 
 def noise_accuracy(scale: float, alpha: float, assume: Assumptions) -> Accuracy:
