@@ -21,7 +21,7 @@ from _timing import best_time
 import numpy as np
 
 import opendp_duff as dp
-from opendp_duff.measurements.duff_mean import duff_mean_step_function
+from opendp_duff.duff_mean_utility import duff_mean_step_function
 
 
 def main(quick):

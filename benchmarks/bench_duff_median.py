@@ -46,7 +46,7 @@ def selection_parts(x, lo, hi, scale):
     the window's sort, its ties), the rest (levels, bounds, the race); and the selection with
     the clamp left to the kernel, on the raw records (fused)."""
     from opendp_duff.measurements import duff as duff_mod
-    from opendp_duff.engines.rank_window import SelectedRecords
+    from opendp_duff.engines import SelectedRecords
     from opendp_duff.engines.selection import select_window
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
     clamp = space >> dp.t.then_clamp(bounds=(lo, hi))

@@ -33,7 +33,7 @@ import attrs
 
 from . import _validate as v
 from . import arithmetic as ar
-from ._tails import normal_isf_up
+from .tails import normal_isf_up
 from .errors import MakeError
 
 __all__ = ["Accuracy", "laplace_accuracy", "gaussian_accuracy", "duff_quantile_accuracy",
@@ -106,7 +106,7 @@ def gaussian_accuracy(scale: float, alpha: float) -> Accuracy:
     """The half-width of the Gaussian mechanism (``make_gaussian``) at level alpha.
 
     h = scale t with P(|N| > t) = 2 P(N > t) <= alpha, t the smallest float verified by an
-    enclosure of the normal tail (:mod:`opendp_duff._tails`), rounded up.
+    enclosure of the normal tail (:mod:`opendp_duff.tails`), rounded up.
 
     Example:
         >>> from opendp_duff.accuracy import gaussian_accuracy

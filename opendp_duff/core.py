@@ -12,26 +12,35 @@ Each object records two facts that the compositors read before they run anything
 * ``certified``: the library built it, from its own constructors only.  An object is
   certified when the code that constructs it is a module of opendp_duff (not attrs' helpers,
   not the caller's code), and a combinator's result is certified only if every part is
-  (:func:`_derived`).  A user-written function or map is therefore never certified, and the
+  (:func:`derived`).  A user-written function or map is therefore never certified, and the
   compositors run it only with the feature "honest-but-curious" (``docs/threat-model.md``).
 * ``interactive`` (measurements): the release answers further queries (a
   :class:`~opendp_duff.Queryable`).  Chains and post-processing keep it; the non-interactive
   compositors refuse it.
+
+The classes are generic for the type checker only (nothing is checked at run time by the
+parameters): ``Transformation[DI, DO, MI, MO]`` (input and output domain, input and output
+metric) and ``Measurement[DI, TO, MI, MO]`` (input domain, type of the release, input metric,
+output measure).  ``>>`` keeps the parameters: ``Transformation[A, B, M, N] >>
+Measurement[B, float, N, MaxDivergence]`` is a ``Measurement[A, float, M, MaxDivergence]``.
+A constructor annotated with the bare class leaves them ``Any``.
 """
 from __future__ import annotations
 
 import inspect
 import sys
 from types import FrameType
-from typing import Any, Callable, Protocol, TypeVar, Union
+from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import attrs
 
 from .errors import DomainMismatch, MakeTypeError, MetricMismatch
+from .measures import Measure
+from .metrics import Metric
 from .samplers import check_entropy
 
 __all__ = ["Domain", "Transformation", "Measurement", "PartialConstructor", "make_chain_tt",
-           "make_chain_mt", "make_chain_pm", "then", "certified"]
+           "make_chain_mt", "make_chain_pm", "then", "certified", "derived", "check_fit"]
 
 _LIBRARY = __name__.split(".")[0]
 _ATTRS = ("attr", "attrs")          # attrs.evolve builds a copy through __init__: look past it
@@ -47,6 +56,21 @@ class Domain(Protocol):
     # [end:Domain.admit]
 
 
+# The type parameters (see the module docstring).  DI, DO: domains; MI, MO: metrics; MM: a
+# measure; TO, TO2: the type of a release; the primed ones are those of the second of a chain.
+DI = TypeVar("DI", bound=Domain)
+DO = TypeVar("DO", bound=Domain)
+DO2 = TypeVar("DO2", bound=Domain)
+MI = TypeVar("MI", bound=Metric)
+MO = TypeVar("MO", bound=Metric)
+MO2 = TypeVar("MO2", bound=Metric)
+MM = TypeVar("MM", bound=Measure)
+TO = TypeVar("TO")
+TO2 = TypeVar("TO2")
+R = TypeVar("R")            # what a partial constructor builds
+P = ParamSpec("P")          # the parameters of make_x after (input_domain, input_metric)
+
+
 def _space(x: object) -> tuple[Any, Any]:
     """(domain, metric) of something a partial constructor can be applied to."""
     if isinstance(x, Transformation):
@@ -58,7 +82,7 @@ def _space(x: object) -> tuple[Any, Any]:
 
 # [proof:PartialConstructor]
 @attrs.frozen(eq=False)
-class PartialConstructor:
+class PartialConstructor(Generic[R]):
     """A constructor waiting for its input space: what ``then_x(...)`` returns.
 
     ``(domain, metric) >> then_x(...)`` and ``transformation >> then_x(...)`` resolve it;
@@ -69,13 +93,14 @@ class PartialConstructor:
         name: shown by ``repr``, e.g. ``then_clamp(bounds=(0, 1))``.
     """
 
-    build: Callable[[Any, Any], Union[Transformation, Measurement]]
+    build: Callable[[Any, Any], R]
     name: str = "partial"
 
-    def __call__(self, input_domain: Any, input_metric: Any) -> Transformation | Measurement:
+    def __call__(self, input_domain: Domain, input_metric: Metric) -> R:
         return self.build(input_domain, input_metric)
 
-    def __rrshift__(self, left: object) -> Transformation | Measurement:
+    def __rrshift__(self, left: tuple[Domain, Metric]) -> R:
+        # ``transformation >> partial`` is resolved by Transformation.__rshift__; this is the pair
         built = self.build(*_space(left))
         return left >> built if isinstance(left, Transformation) else built
 
@@ -109,7 +134,7 @@ class _Called:
 
 # [proof:Transformation]
 @attrs.frozen(eq=False)
-class Transformation(_Called):
+class Transformation(_Called, Generic[DI, DO, MI, MO]):
     """A stable function: inputs within ``d_in`` give outputs within ``stability_map(d_in)``.
 
     Built by the ``make_x`` constructors of :mod:`opendp_duff.transformations`, which prove
@@ -126,10 +151,10 @@ class Transformation(_Called):
         certified: whether the library built it (see the module docstring); read-only.
     """
 
-    input_domain: Domain
-    output_domain: Domain
-    input_metric: Any
-    output_metric: Any
+    input_domain: DI
+    output_domain: DO
+    input_metric: MI
+    output_metric: MO
     _function: Callable[[Any], Any]
     stability_map: Callable[[Any], Any]
     _certified: bool = attrs.field(init=False, default=False, repr=False)
@@ -146,29 +171,45 @@ class Transformation(_Called):
         return self._function(member)
     # [end:transformation_call]
 
-    def map(self, d_in: Any) -> Any:
+    def map(self, d_in: object) -> Any:
         """The stability map at ``d_in``, after the input metric has validated it."""
         return self.stability_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in: Any, d_out: Any) -> bool:
+    def check(self, d_in: object, d_out: object) -> bool:
         """Whether ``d_out >= map(d_in)``."""
         d_out = self.output_metric.validate_distance(d_out, "d_out")
         return bool(d_out >= self.map(d_in))
 
-    def __rshift__(self, other: object) -> Transformation | Measurement:
+    @overload
+    def __rshift__(self, other: Transformation[DO, DO2, MO, MO2] | PartialConstructor[Transformation[DO, DO2, MO, MO2]],
+                   ) -> Transformation[DI, DO2, MI, MO2]: ...
+
+    @overload
+    def __rshift__(self, other: Measurement[DO, TO, MO, MM] | PartialConstructor[Measurement[DO, TO, MO, MM]],
+                   ) -> Measurement[DI, TO, MI, MM]: ...
+
+    def __rshift__(self, other: object) -> Transformation[DI, Any, MI, Any] | Measurement[DI, Any, MI, Any]:
+        """``self`` followed by a transformation, a measurement or a partial constructor.
+
+        Raises:
+            DomainMismatch, MetricMismatch: the next one's input space is not this output space.
+            MakeTypeError: ``other`` is none of these.
+        """
         if isinstance(other, Transformation):
             return make_chain_tt(other, self)
         if isinstance(other, Measurement):
             return make_chain_mt(other, self)
         if isinstance(other, PartialConstructor):
-            return self >> other(self.output_domain, self.output_metric)
+            built: Transformation[Any, Any, Any, Any] | Measurement[Any, Any, Any, Any]
+            built = other(self.output_domain, self.output_metric)
+            return self >> built
         raise MakeTypeError(f"cannot chain a Transformation with {type(other).__name__}")
 # [end:Transformation]
 
 
 # [proof:Measurement]
 @attrs.frozen(eq=False)
-class Measurement(_Called):
+class Measurement(_Called, Generic[DI, TO, MI, MM]):
     """A randomised function with a privacy map: on inputs within ``d_in`` under
     ``input_metric`` it is ``privacy_map(d_in)``-private under ``output_measure``.
 
@@ -186,17 +227,17 @@ class Measurement(_Called):
         certified: whether the library built it (see the module docstring); read-only.
     """
 
-    input_domain: Domain
-    input_metric: Any
-    output_measure: Any
-    _function: Callable[[Any], Any]
+    input_domain: DI
+    input_metric: MI
+    output_measure: MM
+    _function: Callable[[Any], TO]
     privacy_map: Callable[[Any], Any]
     output_law: Callable[[Any], Any] | None = None
     interactive: bool = attrs.field(default=False, kw_only=True, validator=attrs.validators.instance_of(bool))
     _certified: bool = attrs.field(init=False, default=False, repr=False)
 
     # [proof:measurement_call]
-    def __call__(self, data: object) -> Any:
+    def __call__(self, data: object) -> TO:
         """Release ``function(data)``; ``data`` must be a member of the input domain.
 
         Raises:
@@ -209,16 +250,22 @@ class Measurement(_Called):
         return self._function(member)
     # [end:measurement_call]
 
-    def map(self, d_in: Any) -> Any:
+    def map(self, d_in: object) -> Any:
         """The privacy map at ``d_in``, after the input metric has validated it."""
         return self.privacy_map(self.input_metric.validate_distance(d_in))
 
-    def check(self, d_in: Any, d_out: Any) -> bool:
+    def check(self, d_in: object, d_out: object) -> bool:
         """Whether ``d_out`` bounds ``map(d_in)`` in the output measure's order."""
         d_out = self.output_measure.validate(d_out)
         return bool(self.output_measure.ge(d_out, self.map(d_in)))
 
-    def __rshift__(self, other: object) -> Measurement:
+    def __rshift__(self, other: Callable[[TO], TO2]) -> Measurement[DI, TO2, MI, MM]:
+        """Post-processing: ``other`` applied to the release.
+
+        Raises:
+            MakeTypeError: ``other`` is a Transformation, Measurement or partial constructor, or
+                is not callable.
+        """
         if isinstance(other, (Transformation, Measurement, PartialConstructor)) or not callable(other):
             raise MakeTypeError(
                 f"a Measurement can only be followed by a plain function (post-processing), not {other!r}")
@@ -244,10 +291,10 @@ def certified(obj: object) -> bool:
     return type(obj) in (Transformation, Measurement) and bool(obj._certified)  # type: ignore[attr-defined]
 
 
-T = TypeVar("T", Transformation, Measurement)
+C = TypeVar("C", bound=_Called)
 
 
-def _derived(built: T, *parts: object) -> T:
+def derived(built: C, *parts: object) -> C:
     """``built`` (just constructed by a combinator) is certified only if every part is: a
     combinator is as trustworthy as what it combines.  Returns ``built``."""
     object.__setattr__(built, "_certified", certified(built) and all(certified(p) for p in parts))
@@ -256,8 +303,13 @@ def _derived(built: T, *parts: object) -> T:
 
 
 # [proof:fit]
-def _fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
-         domain_hint: str = "", metric_hint: str = "") -> None:
+def check_fit(out_domain: object, out_metric: object, in_domain: object, in_metric: object,
+              domain_hint: str = "", metric_hint: str = "") -> None:
+    """Whether an output space fits the next input space: the same type and equal.
+
+    Raises:
+        DomainMismatch, MetricMismatch: they differ (the error shows both sides and the hint).
+    """
     # the exact type first: a subclass could redefine == (and Python would ask it first)
     if type(out_domain) is not type(in_domain) or out_domain != in_domain:
         raise DomainMismatch(out_domain, in_domain, domain_hint)
@@ -296,7 +348,8 @@ def _compose(f1: Callable[[Any], Any], f0: Callable[[Any], Any]) -> Callable[[An
 
 
 # [proof:make_chain_tt]
-def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
+def make_chain_tt(t1: Transformation[DO, DO2, MO, MO2],
+                  t0: Transformation[DI, DO, MI, MO]) -> Transformation[DI, DO2, MI, MO2]:
     """``t1`` after ``t0`` (what ``t0 >> t1`` builds): the functions and stability maps compose.
 
     Contract:
@@ -312,6 +365,13 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
     Stability map:
         ``map(d_in) = t1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
 
+    Raises:
+        DomainMismatch, MetricMismatch: ``t0``'s output domain or metric is not ``t1``'s input domain or
+            metric (both sides are shown).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/core/make_chain_tt.tex``.
 
     References: [DR14] §2.3 (composing stable functions).
@@ -323,16 +383,17 @@ def make_chain_tt(t1: Transformation, t0: Transformation) -> Transformation:
         >>> t.map(2)
         2
     """
-    _fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
+    check_fit(t0.output_domain, t0.output_metric, t1.input_domain, t1.input_metric)
     f0, f1, m0, m1 = t0._function, t1._function, t0.stability_map, t1.stability_map
-    return _derived(Transformation(
+    return derived(Transformation(
         t0.input_domain, t1.output_domain, t0.input_metric, t1.output_metric,
         _compose(f1, f0), lambda d: m1(m0(d))), t0, t1)
 # [end:make_chain_tt]
 
 
 # [proof:make_chain_mt]
-def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
+def make_chain_mt(m1: Measurement[DO, TO, MO, MM],
+                  t0: Transformation[DI, DO, MI, MO]) -> Measurement[DI, TO, MI, MM]:
     """Measurement ``m1`` after transformation ``t0`` (``t0 >> m1``).
 
     Contract:
@@ -347,6 +408,15 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
     Privacy map:
         ``map(d_in) = m1.map(t0.map(d_in))``: no arithmetic of its own, so no rounding.
 
+    Raises:
+        DomainMismatch, MetricMismatch: ``t0``'s output domain or metric is not ``m1``'s input domain or
+            metric (both sides are shown).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/core/make_chain_mt.tex``.
 
     References: [DR14] §2.3 (a stable transformation followed by a private mechanism).
@@ -358,16 +428,16 @@ def make_chain_mt(m1: Measurement, t0: Transformation) -> Measurement:
         >>> m.map(1)
         0.5
     """
-    _fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
+    check_fit(t0.output_domain, t0.output_metric, m1.input_domain, m1.input_metric)
     f0, f1, s0, p1 = t0._function, m1._function, t0.stability_map, m1.privacy_map
     law = None if m1.output_law is None else (lambda x, law1=m1.output_law: law1(f0(x)))
-    return _derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
-                                _compose(f1, f0), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
+    return derived(Measurement(t0.input_domain, t0.input_metric, m1.output_measure,
+                               _compose(f1, f0), lambda d: p1(s0(d)), law, interactive=m1.interactive), t0, m1)
 # [end:make_chain_mt]
 
 
 # [proof:make_chain_pm]
-def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
+def make_chain_pm(post: Callable[[TO], TO2], m0: Measurement[DI, TO, MI, MM]) -> Measurement[DI, TO2, MI, MM]:
     """Post-processing (``m0 >> post``): the privacy map is unchanged.
 
     Contract:
@@ -383,6 +453,16 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
         result is as certified and as interactive as ``m0``.  An error ``post`` raises may carry
         the release: a compositor charges the query before it runs, so that costs the budget too.
 
+    Raises:
+        Exception: whatever ``post`` raises on the release, when the result is called.  Nothing is
+            raised at construction: any callable is accepted (``m0 >> post`` refuses a Transformation,
+            Measurement or partial constructor with MakeTypeError).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/core/make_chain_pm.tex``.
 
     References: [DR14] Proposition 2.1 (post-processing).
@@ -396,12 +476,12 @@ def make_chain_pm(post: Callable[[Any], Any], m0: Measurement) -> Measurement:
     """
     f0 = m0._function
     # post-processing cannot increase the loss: the result is as certified, and as interactive, as m0
-    return _derived(Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
+    return derived(Measurement(m0.input_domain, m0.input_metric, m0.output_measure,
                                 lambda x: post(f0(x)), m0.privacy_map, interactive=m0.interactive), m0)
 # [end:make_chain_pm]
 
 
-def then(make: Callable[..., Any]) -> Callable[..., PartialConstructor]:
+def then(make: Callable[Concatenate[Any, Any, P], R]) -> Callable[P, PartialConstructor[R]]:
     """Build ``then_x`` from ``make_x``: the same constructor, waiting for its input space.
 
     ``then_x`` has the signature of ``make_x`` without ``input_domain`` and ``input_metric``;
@@ -413,7 +493,7 @@ def then(make: Callable[..., Any]) -> Callable[..., PartialConstructor]:
     then_signature = signature.replace(parameters=rest, return_annotation="PartialConstructor")
     name = make.__name__.replace("make_", "then_", 1)
 
-    def then_x(*args: Any, **kwargs: Any) -> PartialConstructor:
+    def then_x(*args: P.args, **kwargs: P.kwargs) -> PartialConstructor[R]:
         bound = then_signature.bind(*args, **kwargs)
         shown = ", ".join(f"{k}={v!r}" for k, v in bound.arguments.items())
         return PartialConstructor(lambda d, m: make(d, m, *bound.args, **bound.kwargs), f"{name}({shown})")

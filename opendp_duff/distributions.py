@@ -28,11 +28,11 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ._symmetric_law import SIGMA_MAX, SymmetricLaw
-from ._symmetric_law import as_array as _as_array
-from ._symmetric_law import d_converter, exp_or_inf, gamma_converter, gaussian_sigma_converter
-from ._symmetric_law import result as _result
-from ._symmetric_law import scale_converter, sigma_converter
+from .symmetric_law import SIGMA_MAX, SymmetricLaw
+from .symmetric_law import as_array as _as_array
+from .symmetric_law import d_converter, exp_or_inf, gamma_converter, gaussian_sigma_converter
+from .symmetric_law import result as _result
+from .symmetric_law import scale_converter, sigma_converter
 from .samplers import noise as _noise
 
 __all__ = ["LaplaceLogNormal", "UniformLogNormal", "ArsinhNormal", "StudentT",

@@ -1,6 +1,6 @@
 """Domains: the sets of values a function accepts or returns.
 
-Every domain speaks one protocol (:class:`~opendp_duff._membership.Admits`): ``check(x)``
+Every domain speaks one protocol (:class:`~opendp_duff.membership.Admits`): ``check(x)``
 returns the member in canonical form or a refusal, and never raises; ``member(x)`` (a bool)
 and ``admit(x)`` (the member, or a :class:`~opendp_duff.errors.NotAMember` error that describes
 the domain and the failed requirement but never the data) follow from it.
@@ -20,7 +20,8 @@ import numpy as np
 
 from . import _validate as v
 from ._constants import EXACT_INT_BOUND
-from ._membership import Admits, check_atom, check_vector
+from .membership import Admits, check_atom, check_vector
+from .engine_lookup import installed
 from .errors import MakeError, MakeTypeError
 
 __all__ = ["AtomDomain", "VectorDomain", "atom_domain", "vector_domain"]
@@ -166,7 +167,7 @@ class VectorDomain(Admits):
             raise MakeError("sorted (True) is only defined for numbers, not for T=str")
         object.__setattr__(self, "sorted", bool(sorted))
         if self.engine is not None:
-            from .engines import column_engine_names   # the engines are built on the domains
+            column_engine_names = installed().column_engine_names   # the engines are built on the domains
             if self.engine not in column_engine_names():
                 raise MakeError(f"engine ({self.engine!r}) must be None (local data: the local engines share "
                                 f"numpy columns) or one of {builtins.sorted(column_engine_names())}")
@@ -190,8 +191,8 @@ class VectorDomain(Admits):
         Python str, is not copied): callers must not modify it.  With an engine, the engine
         decides (its column itself).  Never raises."""
         if self.engine is not None:
-            from .engines import engine_named   # the engines are built on the domains: looked up at call time
-            return engine_named(self.engine).check_column(self, x)
+            # the engines are built on the domains: looked up at call time
+            return installed().engine_named(self.engine).check_column(self, x)
         arr, refusal = check_vector(self, x)
         return arr if refusal is None else refusal
 

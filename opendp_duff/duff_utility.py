@@ -41,6 +41,8 @@ integer arithmetic.
 """
 from __future__ import annotations
 
+import collections
+import numbers
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -49,10 +51,12 @@ import attrs
 import numpy as np
 
 from . import _validate as v
+from .duff_mean_utility import duff_mean_step_function
+from .engines.candidates import candidate_counter, record_key, record_keys, validate_candidates
 from .errors import MakeError
 from .laws import DiscreteLaw, log_widths, step_function_law
 
-__all__ = ["duff_utility", "StepFunction", "quantile_rational", "quantile_costs",
+__all__ = ["duff_utility", "duff_mode_utility", "StepFunction", "quantile_rational", "quantile_costs",
            "quantile_gap_levels", "quantile_best_gap", "quantile_step_function"]
 
 
@@ -256,6 +260,63 @@ def quantile_step_function(x_sorted: Any, bounds: tuple[float, float], alpha: An
     return StepFunction(left[order], right[order], levels[order])
 
 
+# --------------------------------------------------------------------------- the mode
+# [proof:duff_mode_utility]
+def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) -> np.ndarray:
+    """The Duff utility of the mode, u(c, x) = n_c - n_max, for each candidate c.
+
+    [GM-Duff] Definition 8 with T(x) the *set* of modes:
+    c counts as the mode of x' when no value is more frequent in x' (ties all
+    count).  Then -u(c, x) is the fewest additions and removals that make c a
+    mode: adding n_max - n_c copies of c suffices, and fewer cannot, since c
+    must overtake a most frequent value v of x and each edit raises n_c or
+    lowers n_v by at most one.  Under a single-valued tie-break the losers of a
+    tie would need one more edit, which is not the paper's closed form.
+
+    ``T`` (float, int or str) says how records are compared: float compares float64
+    values, str compares strings; the default is str when the candidates are
+    strings, int when the candidates and records are all integers, else float.
+    Returns an int64 array in the candidates' order.
+
+    >>> from opendp_duff.duff_utility import duff_mode_utility
+    >>> duff_mode_utility([1, 1, 1, 2, 5, 5], candidates=[1, 2, 3]).tolist()
+    [0, -2, -3]
+    """
+    if T is None:
+        if len(candidates) and all(type(c) in (str, np.str_) for c in candidates):
+            T = str
+        else:
+            T = int if _all_int(x, candidates) else float
+    cands = validate_candidates(candidates, T)
+    counts = candidate_counter(cands, T)(x)
+    return counts - _largest_count(x, T)
+# [end:duff_mode_utility]
+
+
+def _all_int(x: Any, candidates: Sequence[Any]) -> bool:
+    def is_int(e: Any) -> bool:
+        return isinstance(e, numbers.Integral) and not isinstance(e, (bool, np.bool_))
+    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    recs_int = arr.size == 0 or arr.dtype.kind in "iu" or (
+        arr.dtype.kind == "O" and all(is_int(e) for e in arr.reshape(-1)))
+    return recs_int and all(is_int(c) for c in candidates)
+
+
+def _largest_count(x: Any, T: type) -> int:
+    """max over values y of the number of records equal to y (0 for no records)."""
+    if T is str:
+        return max(collections.Counter(x).values(), default=0)
+    keys = record_keys(x, T)
+    if keys is None:
+        tally = collections.Counter(record_key(e, T) for e in x)
+        return max(tally.values(), default=0)
+    if keys.size == 0:
+        return 0
+    if T is float:
+        keys = np.where(keys == 0, 0.0, keys)  # -0.0 and 0.0 are one value
+    return int(np.unique(keys, return_counts=True)[1].max())
+
+
 # --------------------------------------------------------------------------- public entry
 _STATISTICS = ("median", "quantile", "mean", "mode")
 
@@ -271,7 +332,7 @@ def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = No
     * ``"median"``: the lower median, rank ceil(m / 2) of m records ([GM-Duff] §4.1);
     * ``"quantile"``: rank ceil(alpha m), ``alpha`` in (0, 1), read by
       :func:`opendp_duff._validate.alpha`;
-    * ``"mean"``: the step function of [GM-Duff] §4.1 (``measurements.duff_mean``);
+    * ``"mean"``: the step function of [GM-Duff] §4.1 (:mod:`opendp_duff.duff_mean_utility`);
     * ``"mode"``: u(c) = n_c - n_max at each of the public ``candidates`` (zero-width pieces).
 
     The empty dataset has u = -1 everywhere (one record makes any value the statistic).
@@ -286,7 +347,6 @@ def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = No
     if statistic == "mode":
         if candidates is None:
             raise MakeError("candidates (None) must be given for statistic='mode'")
-        from .measurements.duff_mode import duff_mode_utility
         levels = duff_mode_utility(x, candidates)
         cands = np.asarray(list(candidates))
         order = np.argsort(cands, kind="stable") if cands.dtype.kind in "fiu" else np.arange(cands.size)
@@ -298,7 +358,6 @@ def duff_utility(x: Any, statistic: str, bounds: tuple[float, float] | None = No
     if y.size and (np.isnan(y).any() or y[0] < lo or y[-1] > hi):
         raise MakeError("x must lie within bounds (clamp it first)")
     if statistic == "mean":
-        from .measurements.duff_mean import duff_mean_step_function
         return StepFunction(*duff_mean_step_function(y, (lo, hi)))
     if statistic == "median":
         if alpha is not None:

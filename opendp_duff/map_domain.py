@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from ._constants import EXACT_INT_BOUND
-from ._membership import Admits, Refusal, check_atom
+from .membership import Admits, Refusal, check_atom
 from .domains import AtomDomain, atom_domain
 from .errors import MakeError, MakeTypeError, NotAMemberTypeError, NotAMemberValueError
 

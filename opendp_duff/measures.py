@@ -42,9 +42,10 @@ ApproxDistance = Tuple[float, float]
 def _nonneg(name: str, x: object) -> float:
     """x as a float >= 0 (inf allowed); MapError naming ``name`` otherwise."""
     try:
-        return v.number(name, x, nonneg=True, allow_inf=True)
+        value: float = v.number(name, x, nonneg=True, allow_inf=True)   # a float without integer=True
     except (TypeError, ValueError) as exc:
         raise MapError(str(exc)) from None
+    return value
 # [end:_nonneg]
 
 

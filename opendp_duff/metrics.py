@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from . import _validate as v
-from .errors import MapError
+from .errors import MakeTypeError, MapError
 
 __all__ = [
     "Metric",
@@ -29,7 +29,7 @@ class Metric:
 
     distance_type: type = float  # int for dataset metrics
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> Any:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> Any:
         """Check a distance given to a map: a non-negative, non-NaN number of the metric's
         distance type (an integer for dataset metrics; +inf is allowed for float distances).
 
@@ -156,7 +156,7 @@ def change_one_distance() -> ChangeOneDistance:
 
 def _T(T: type) -> type:
     if T not in (float, int):
-        raise v.MakeTypeError(f"T ({T!r}) must be float or int")
+        raise MakeTypeError(f"T ({T!r}) must be float or int")
     return T
 
 
@@ -205,7 +205,7 @@ def linf_distance(monotonic: bool = False) -> LInfDistance:
         MakeTypeError: ``monotonic`` is not a bool.
     """
     if not isinstance(monotonic, bool):
-        raise v.MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
+        raise MakeTypeError(f"monotonic ({monotonic!r}) must be a bool")
     return LInfDistance(monotonic)
 
 
@@ -248,7 +248,7 @@ class PartitionDistance(Metric):
     inner: Metric
     distance_type = PartitionBound
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> PartitionBound:
         """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
 
         Raises:
@@ -279,7 +279,7 @@ class L01InfDistance(Metric):
 
     distance_type = PartitionBound
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> PartitionBound:
         """A triple ``(l0, l1, linf)`` of non-negative integers, as a :class:`PartitionBound`.
 
         Raises:
@@ -324,6 +324,6 @@ def partition_distance(inner: Metric) -> PartitionDistance:
         (PartitionDistance(inner=SymmetricDistance()), PartitionBound(l0=1, l1=1, linf=1))
     """
     if not isinstance(inner, (SymmetricDistance, ChangeOneDistance)):
-        raise v.MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
+        raise MakeTypeError(f"inner ({inner!r}) must be symmetric_distance() or change_one_distance()")
     return PartitionDistance(inner)
 # [end:partition_distance]

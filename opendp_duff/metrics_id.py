@@ -71,7 +71,7 @@ class GroupedSymmetricDistance(Metric):
     by: tuple[str, ...]
     distance_type = PartitionBound
 
-    def validate_distance(self, d_in: Any, name: str = "d_in") -> PartitionBound:
+    def validate_distance(self, d_in: object, name: str = "d_in") -> PartitionBound:
         """A triple ``(l0, l1, linf)`` of non-negative integers, as a
         :class:`~opendp_duff.metrics.PartitionBound`.
 

@@ -162,6 +162,7 @@ TOOLS = {
     "pandas": (lambda: _importable("pandas"), "pandas (the pandas extra)"),
     "polars": (lambda: _importable("polars"), "Polars (the polars extra)"),
     "matplotlib": (lambda: _importable("matplotlib"), "matplotlib (the plots extra)"),
+    "mypy": (lambda: _importable("mypy"), "mypy (the lint extra)"),
 }
 # the variable that CI sets (.ci/run) -> the tools it requires: a missing one stops the session
 REQUIRE = {

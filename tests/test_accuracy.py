@@ -18,7 +18,7 @@ import pytest
 import opendp_duff as dp
 from opendp_duff import accuracy as acc
 from opendp_duff.duff_utility import quantile_gap_levels, quantile_rational
-from opendp_duff.measurements.duff_mean import duff_mean_step_function
+from opendp_duff.duff_mean_utility import duff_mean_step_function
 
 mpmath = pytest.importorskip("mpmath")  # an independent high-precision reference (the test extra)
 

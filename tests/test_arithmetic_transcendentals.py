@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import pytest
 
-from opendp_duff import _estimates as est
+from opendp_duff import estimates as est
 from opendp_duff import arithmetic as ar
 from opendp_duff.arithmetic import MAX
 

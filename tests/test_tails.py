@@ -1,4 +1,4 @@
-"""opendp_duff._tails: the outward-rounded Laplace and normal tails and the verified normal quantile,
+"""opendp_duff.tails: the outward-rounded Laplace and normal tails and the verified normal quantile,
 against an independent reference (mpmath at 60 digits): the lower bound is never above the exact
 tail, the upper never below, and both are within a few units in the last place.  Nothing here is
 statistical."""
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from opendp_duff import _tails as T
+from opendp_duff import tails as T
 
 mpmath = pytest.importorskip("mpmath")  # an independent high-precision reference (the test extra)
 

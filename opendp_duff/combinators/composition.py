@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..core import Measurement, _derived, _fit, certified
+from ..core import Measurement, derived, check_fit, certified
 from ..errors import MakeError, MakeTypeError, MeasureMismatch
 from ..features import require
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
@@ -65,6 +65,19 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
         rho = sum rho_i, or (sum epsilon_i, min(1, sum delta_i)).  ``map(0) = 0`` (or (0, 0)),
         since every part maps 0 to 0; an infinite part gives ``inf``.
 
+    Raises:
+        MakeTypeError: an element of ``measurements`` is not a Measurement.
+        MakeError: ``measurements`` empty or not a list or tuple; a part that is interactive; a measure
+            that does not compose here.
+        FeatureNotEnabled: a part the library did not build, without "honest-but-curious".
+        DomainMismatch, MetricMismatch, MeasureMismatch: the parts differ in input domain, input metric
+            or output measure.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/composition/make_composition.tex``.
 
     References: [DR14] Thm. 3.16 (pure and approximate DP); [BS16] Lemma 2.3 (zCDP).
@@ -87,7 +100,7 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
         raise MakeError(f"output_measure ({first.output_measure!r}) does not compose here; "
                         "convert it first (for example with make_fix_delta)")
     for m in measurements[1:]:
-        _fit(first.input_domain, first.input_metric, m.input_domain, m.input_metric,
+        check_fit(first.input_domain, first.input_metric, m.input_domain, m.input_metric,
              "composition needs one input domain", "composition needs one input metric")
         if not same_measure(first.output_measure, m.output_measure):
             raise MeasureMismatch(first.output_measure, m.output_measure, "composition needs one measure")
@@ -101,6 +114,6 @@ def make_composition(measurements: Sequence[Measurement]) -> Measurement:
     def privacy_map(d_in):
         return measure.compose([p(d_in) for p in maps])
 
-    return _derived(Measurement(first.input_domain, first.input_metric, measure, function, privacy_map),
+    return derived(Measurement(first.input_domain, first.input_metric, measure, function, privacy_map),
                     *measurements)
     # [end:make_composition]

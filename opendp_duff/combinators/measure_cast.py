@@ -1,5 +1,6 @@
 """Conversions between privacy measures: pure DP to zCDP or to (eps, 0), zCDP to a privacy
-profile, and a privacy profile to (eps, delta) at a fixed delta."""
+profile, a privacy profile to (eps, delta) at a fixed delta, and delta-approximate zCDP to
+(eps, delta)."""
 from __future__ import annotations
 
 import math
@@ -8,14 +9,15 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from .. import _validate as v
-from .. import _estimates as est
+from .. import estimates as est
 from .. import arithmetic as ar
-from ..core import Measurement, _derived
+from ..core import Measurement, derived
 from ..errors import MakeError, MakeTypeError
-from ..measures import (ApproximateDivergence, MaxDivergence, PrivacyProfile,
-                        SmoothedMaxDivergence, ZeroConcentratedDivergence)
+from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
+                        PrivacyProfile, SmoothedMaxDivergence, ZeroConcentratedDivergence)
 
-__all__ = ["make_pureDP_to_zCDP", "make_pureDP_to_approxDP", "make_zCDP_to_approxDP", "make_fix_delta"]
+__all__ = ["make_pureDP_to_zCDP", "make_pureDP_to_approxDP", "make_zCDP_to_approxDP", "make_fix_delta",
+           "make_approximate_zCDP_to_approxDP"]
 
 
 def _need(meas: object, measure_cls: type, name: str) -> Measurement:
@@ -31,7 +33,7 @@ def _need(meas: object, measure_cls: type, name: str) -> Measurement:
 def _cast(measurement: Measurement, measure: Any, privacy_map: Callable[[Any], Any]) -> Measurement:
     """The same function (and interactivity) under another measure and map; certified iff
     ``measurement`` is."""
-    return _derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
+    return derived(Measurement(measurement.input_domain, measurement.input_metric, measure,
                                 measurement._function, privacy_map, interactive=measurement.interactive),
                     measurement)
 # [end:cast]
@@ -52,6 +54,15 @@ def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:
     Privacy map:
         ``map(d_in) = eps^2 / 2`` with ``eps = measurement.map(d_in)``, computed exactly and
         rounded up; ``map(0) = 0``; an infinite eps gives ``inf``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``max_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_pureDP_to_zCDP.tex``.
 
@@ -91,6 +102,15 @@ def make_pureDP_to_approxDP(measurement: Measurement) -> Measurement:
     Privacy map:
         ``map(d_in) = (eps, 0.0)`` with ``eps = measurement.map(d_in)``; no arithmetic (eps is
         already rounded up); ``map(0) = (0, 0)``; an infinite eps gives ``(inf, 0.0)``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``max_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_pureDP_to_approxDP.tex``.
 
@@ -201,6 +221,15 @@ def make_zCDP_to_approxDP(measurement: Measurement) -> Measurement:
         floored at 0), each rounded up.  Edge cases: delta >= 1 gives 0; rho = 0 gives 0 at every
         delta; delta = 0 or rho = inf gives ``inf``; NaN or negative delta raises MapError.
 
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement.
+        MakeError: its output measure is not ``zero_concentrated_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/measure_cast/make_zCDP_to_approxDP.tex``.
 
     References: [BS16] Prop. 1.3; [CKS20] Prop. 12.
@@ -241,6 +270,16 @@ def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
         ``map(d_in) = (profile(delta), delta)`` with ``profile = measurement.map(d_in)``; no
         arithmetic of its own (the profile rounds up); ``map(0) = (0, delta)``.
 
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement, or ``delta`` not a real number.
+        MakeError: its output measure is not ``smoothed_max_divergence()``, or ``delta`` is not in (0,
+            1).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/measure_cast/make_fix_delta.tex``.
 
     References: [DR14] Def. 2.4 ((eps, delta)-DP).
@@ -262,3 +301,66 @@ def make_fix_delta(measurement: Measurement, delta: float) -> Measurement:
 
     return _cast(measurement, ApproximateDivergence(), privacy_map)
     # [end:make_fix_delta]
+
+
+def make_approximate_zCDP_to_approxDP(measurement: Measurement, delta: float) -> Measurement:
+    """Convert a delta-approximate rho-zCDP measurement to (eps, delta)-DP, spending a further
+    ``delta`` on the conversion.
+
+    The released function is the same.  This is how a release whose measure is
+    ``approximate_zero_concentrated_divergence()`` (``make_threshold_keys`` with Gaussian noise)
+    enters an (eps, delta) composition or context: the compositors add measures of one kind, and
+    the conversion is proved for one release, not for an adaptive sequence of them.
+
+    Contract:
+        * Input domain / Input metric: those of ``measurement``.
+        * Output measure: ``approximate_divergence()``.
+
+    Args:
+        measurement: a measurement whose output measure is
+            ``approximate_zero_concentrated_divergence()``.
+        delta: the delta spent on the conversion from zCDP, in the open interval (0, 1).
+
+    Privacy map:
+        With ``(rho, delta_0) = measurement.map(d_in)``:
+        ``map(d_in) = (eps(rho, delta) + log(1 / (1 - delta_0)), delta_0 + delta)``, where
+        eps(rho, delta) is the epsilon of rho-zCDP at delta of ``make_zCDP_to_approxDP`` (the
+        smaller of the [BS16] and [CKS20] bounds), the log term is rounded up and each sum is
+        rounded up.  Edge cases, in order: ``delta_0 + delta >= 1`` gives ``(0, 1)`` (every pair
+        of laws is (0, 1)-indistinguishable); ``rho = inf`` gives ``inf``; ``rho = 0`` and
+        ``delta_0 = 0`` give ``(0, delta)``.
+
+    Raises:
+        MakeTypeError: ``measurement`` is not a Measurement, or ``delta`` is not a number.
+        MakeError: the measure is another one, or ``delta`` is outside (0, 1).
+
+    Proof: ``proofs/combinators/measure_cast/make_approximate_zCDP_to_approxDP.tex``.
+
+    References: [BS16] (approximate zCDP; Prop. 1.3, zCDP to (eps, delta)); [CKS20] Prop. 12.
+
+    Example:
+        >>> import opendp_duff as dp
+        >>> rows = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+        >>> keys = rows >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(
+        ...     scale=4.0, threshold=30.0, noise="gaussian")
+        >>> cast = dp.c.make_approximate_zCDP_to_approxDP(keys, delta=1e-7)
+        >>> epsilon, delta = cast.map(1)
+        >>> round(epsilon, 3), delta < 2e-7
+        (1.261, True)
+    """
+    # [proof:make_approximate_zCDP_to_approxDP]
+    measurement = _need(measurement, ApproximateZeroConcentratedDivergence,
+                        "approximate_zero_concentrated_divergence()")
+    delta = v.probability("delta", delta)
+    inner = measurement.map          # the same input metric validates d_in again
+
+    def privacy_map(d_in):
+        rho, delta_0 = inner(d_in)
+        total = ar.add_up(delta_0, delta)
+        if total >= 1:
+            return (0.0, 1.0)
+        condition = -ar.log1p_down(-delta_0)          # >= log(1 / (1 - delta_0)), 0 at delta_0 = 0
+        return (ar.add_up(zcdp_to_epsilon(rho, delta), condition), total)
+
+    return _cast(measurement, ApproximateDivergence(), privacy_map)
+    # [end:make_approximate_zCDP_to_approxDP]

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, _derived, _fit, then
+from ..core import Measurement, derived, check_fit, then
 from ..engines import LOCAL, engine_named
 from ..errors import MakeError
 from ..frames.domain import PartitionDomain
@@ -60,6 +60,19 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
         (``p(k) = c k``) a person with k rows costs ``c k``, not ``min(k, K) c k``; with one row
         per person (``d_in = (1, 1, 1)``) a grouped release costs what one release costs.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a PartitionDomain, ``input_metric`` not a
+            PartitionDistance, or ``measurement`` not a Measurement.
+        MakeError: ``measurement`` interactive, or its measure does not compose here.
+        FeatureNotEnabled: a measurement the library did not build, without "honest-but-curious".
+        DomainMismatch, MetricMismatch: ``measurement`` does not take the parts of the partition under
+            its inner metric.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/combinators/parallel/make_parallel_composition.tex``.
 
     References: [McS09] (parallel composition); [DR14] Thm. 3.16 and [BS16] (composition of
@@ -81,7 +94,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
     v.instance("input_metric", input_metric, PartitionDistance, "a PartitionDistance")
     v.instance("measurement", measurement, Measurement, "a Measurement")
     check_part(measurement, "the measurement")
-    _fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
+    check_fit(input_domain.part_domain, input_metric.inner, measurement.input_domain, measurement.input_metric,
          "the measurement must take the parts of the partition",
          "the measurement must use the partition's inner metric")
     measure = measurement.output_measure
@@ -106,7 +119,7 @@ def make_parallel_composition(input_domain: PartitionDomain, input_metric: Parti
         delta = _bound([d[1] for d in p], m, l1, n_parts, q)     # components: no minimum across k
         return (eps, min(1.0, delta))
 
-    return _derived(Measurement(input_domain, input_metric, measure, function, privacy_map), measurement)
+    return derived(Measurement(input_domain, input_metric, measure, function, privacy_map), measurement)
     # [end:make_parallel_composition]
 
 

@@ -17,10 +17,11 @@ import numpy as np
 
 from .. import _validate as v
 from .. import arithmetic as ar
-from ..core import Measurement, _fit, then
+from ..core import Measurement, check_fit, then
 from ..engines import snapshot
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, MapError, MeasureMismatch
-from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
+                        ZeroConcentratedDivergence)
 from ..metrics import Metric
 from ..samplers import check_entropy
 from .composition import check_part, same_measure
@@ -91,6 +92,18 @@ def _holds_queryable(release: Any) -> bool:
             stack.extend(x.ravel().tolist())
     return False
 # [end:holds_queryable]
+
+
+def _cast_hint(total: Any, query: Any) -> str:
+    """What to do when a query's measure is not the compositor's (no data is involved)."""
+    with_delta = (ApproximateDivergence, ApproximateZeroConcentratedDivergence)
+    if isinstance(query, with_delta) and not isinstance(total, ApproximateDivergence):
+        return ("the query needs a delta, which a budget without delta cannot pay (key discovery, "
+                "make_threshold_keys, may release a key held by one person, with a small probability): "
+                "use an approximate_divergence() budget")
+    if isinstance(query, ApproximateZeroConcentratedDivergence):
+        return "cast the query first with dp.c.make_approximate_zCDP_to_approxDP(query, delta)"
+    return "a query must use the compositor's output measure (cast it first)"
 
 
 # [proof:Queryable]
@@ -169,11 +182,11 @@ class Queryable:
 
     def _admissible(self, measurement: Any, d_mid: Any) -> Any:
         v.instance("measurement", measurement, Measurement, "a Measurement")
-        _fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
+        check_fit(self.input_domain, self.input_metric, measurement.input_domain, measurement.input_metric,
              "a query must take the compositor's input domain", "a query must use the compositor's input metric")
         if not same_measure(self.output_measure, measurement.output_measure):
             raise MeasureMismatch(self.output_measure, measurement.output_measure,
-                                  "a query must use the compositor's output measure (cast it first)")
+                                  _cast_hint(self.output_measure, measurement.output_measure))
         check_part(measurement, "the query's measurement")
         d_mid = self.output_measure.validate(d_mid, "d_mid")
         if not measurement.check(self.d_in, d_mid):
@@ -247,6 +260,17 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
         d_mid before its function starts and never refunded, so a query whose release raises
         (in a sampler, a post-processing step, a Spark pass) still counts; only the refusals
         before the data is read are free.
+
+    Raises:
+        MakeTypeError: ``input_domain`` has no ``member`` and ``admit``, ``input_metric`` is not a
+            Metric, or ``output_measure`` is not ``max_divergence()``,
+            ``zero_concentrated_divergence()`` or ``approximate_divergence()``.
+        MapError: ``d_in`` is not a distance of ``input_metric`` or ``d_out`` not one of
+            ``output_measure``; ``map`` at a ``d_in`` beyond the compositor's.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
 
     Proof: ``proofs/combinators/sequential/make_sequential_composition.tex``.
 

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._membership import Refusal
+from ..membership import Refusal
+from ..engine_lookup import EngineLookup, install
 from ..errors import MakeError, MakeTypeError, NotAMemberTypeError
 from ._base import Engine, Predict
 from ._frames import LocalPart
 from ._pandas import PandasEngine
 from ._polars import PolarsEngine
 from .local import LocalColumns, NumpyEngine, as_array
-from .rank_window import RankSource, RankWindow, SelectedRecords, SortedRecords, Tail
+from .rank_window import RankSource, RankWindow, SortedRecords, Tail
+from .selection import SelectedRecords
 from .spark import SparkEngine
 
 __all__ = ["Engine", "Predict", "ENGINES", "LOCAL", "engine_for", "engine_named", "column_engine",
@@ -118,3 +120,7 @@ def snapshot(data: object) -> Any:
             return engine.snapshot(data)
     return data
 # [end:engine_snapshot]
+
+
+# the domains look the engines up through opendp_duff.engine_lookup (they are below the engines)
+install(EngineLookup(LOCAL, engine_named, column_engine_names, frame_engine_names, check_frame))

@@ -9,7 +9,7 @@ serves every engine.  The operations come in four groups:
   ``snapshot(data)``, a copy of an admitted member that later changes to the caller's object
   cannot reach.
 * **Admission.** ``check_frame``, ``check_column`` and ``check_parts`` return the admitted value
-  or a :class:`~opendp_duff._membership.Refusal` and never raise; a refusal never quotes data.
+  or a :class:`~opendp_duff.membership.Refusal` and never raise; a refusal never quotes data.
 * **Frames.** ``column`` (a declared column as a member of its vector domain), ``select``,
   ``split`` (one part per public key, O(rows + keys)), ``map_parts`` (a function on every part,
   in key order) and ``result_frame`` (a small frame of public values in the engine's library).
@@ -31,7 +31,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._membership import Refusal
+from ..membership import Refusal
 from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import Candidates
 from .rank_window import RankSource
@@ -129,6 +129,16 @@ class Engine:
         """Part i holds the rows of a member frame of ``domain`` whose ``by`` value equals
         ``keys[i]`` (compared as ``make_count_by_candidates`` compares candidates), in their
         order, with the declared columns; rows of no key are dropped.  O(rows + keys)."""
+        raise NotImplementedError
+
+    def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
+        """For each row of a member frame, the position of the key its ``by`` value equals (as
+        ``split`` compares), else ``len(keys)`` (local engines)."""
+        raise NotImplementedError
+
+    def split_by_codes(self, frame: Any, codes: np.ndarray, k: int, domain: Any) -> tuple[Any, ...]:
+        """``split`` given each row's code in [0, k]: part i holds the rows of code i, in order,
+        with the declared columns (local engines; the split by several key columns)."""
         raise NotImplementedError
 
     def map_parts(self, f: Callable[[Any], Any], parts: tuple[Any, ...]) -> tuple[Any, ...]:

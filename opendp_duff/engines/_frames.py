@@ -14,7 +14,7 @@ array, string codes, building a frame); this module builds the engine operations
   grouped by a stable radix sort of the codes (O(rows + keys)), and the declared columns are
   gathered once in that order by the library (a new frame, the batch's own).  Part i is a
   :class:`LocalPart`, rows ``starts[i]:starts[i + 1]`` of it: the first read of a column
-  converts that column of the batch once, canonical (:mod:`opendp_duff._membership`), and a
+  converts that column of the batch once, canonical (:mod:`opendp_duff.membership`), and a
   part's column is a view of it, so a million parts cost a million small views, not a million
   frames.  A part behaves as a frame of its library on demand (indexing it, or any frame
   attribute, builds that frame once, a slice of the batch's frame).
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._constants import EXACT_INT_BOUND
-from .._membership import Refusal, check_vector
+from ..membership import Refusal, check_vector
 from ..domains import VectorDomain
 from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import candidate_index
@@ -163,6 +163,12 @@ class LocalFrames(LocalColumns):
     def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
         """One :class:`LocalPart` per key, over the declared columns of ``domain`` gathered in
         key order.  ``frame`` is a member of ``domain`` (a frame, or a part of one)."""
+        codes = self.key_codes(frame, by, keys, domain)
+        return self.split_by_codes(frame, codes, len(keys), domain, (by, keys))
+
+    def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
+        """For each row of a member frame (or part), the position of the key its ``by`` value
+        equals (compared as ``make_count_by_candidates`` compares candidates), else ``len(keys)``."""
         k, T = len(keys), domain.columns[by].T
         codes: np.ndarray | None
         if T is str and not isinstance(frame, LocalPart):
@@ -174,21 +180,29 @@ class LocalFrames(LocalColumns):
         else:                                            # an admitted column fits its dtype
             codes = candidate_index(keys, T)(self.column(frame, by, domain.column_domain(by)))
         assert codes is not None
+        return codes
+
+    def split_by_codes(self, frame: Any, codes: np.ndarray, k: int, domain: Any,
+                       key: tuple[str, tuple[Any, ...]] | None = None) -> tuple[Any, ...]:
+        """Part i holds the rows of code i (in [0, k]; code k: no part), in their order.  ``key``
+        = (by, keys) when the codes are those of one key column's values among ``keys``."""
         order, starts = group_rows(codes, k)
         gather: Callable[[str], np.ndarray]
         if isinstance(frame, LocalPart):                 # a part split again: its canonical columns
             gather = partial(self._gather_part, frame, order)
         else:
-            gather = self._gather(frame, by, keys, domain, order, starts)
+            gather = self._gather(frame, key, domain, order, starts)
         batch = LocalBatch(self, domain.columns, starts, gather)
         return tuple(LocalPart(batch, i) for i in range(k))
 
-    def _gather(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any, order: np.ndarray,
-                starts: list[int]) -> Callable[[str], np.ndarray]:
+    def _gather(self, frame: Any, key: tuple[str, tuple[Any, ...]] | None, domain: Any,
+                order: np.ndarray, starts: list[int]) -> Callable[[str], np.ndarray]:
         """The declared columns of ``frame`` in the rows of ``order``, read now into arrays of the
         batch's own (so later changes to the frame never reach a part): a numeric column by one
-        numpy gather, the other string columns by one gather of the library; the string key
-        column is not read at all (every row of part j holds key j: the keys, repeated)."""
+        numpy gather, the other string columns by one gather of the library; a string key column
+        of a one-column split (``key`` = (by, keys)) is not read at all (every row of part j holds
+        key j: the keys, repeated)."""
+        by, keys = key if key is not None else (None, ())
         names = list(domain.columns)
         strings = [name for name in names if domain.columns[name].T is str and name != by]
         numbers = {name: np.take(self.read_column(frame, name), order)
@@ -207,7 +221,8 @@ class LocalFrames(LocalColumns):
     @staticmethod
     def _gather_part(parent: LocalPart, order: np.ndarray, name: str) -> np.ndarray:
         """The canonical column ``name`` of a part, in the rows of ``order`` (a new array)."""
-        return parent.column(name)[order]
+        gathered: np.ndarray = parent.column(name)[order]
+        return gathered
     # [end:local_split]
 # [end:LocalFrames]
 

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import collections
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from .._constants import INT64_MAX
+from .. import _validate as v
+from .._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
+from ..errors import MakeError, MakeTypeError
 
-__all__ = ["Candidates", "candidate_counter", "candidate_index", "record_keys", "record_key"]
+__all__ = ["Candidates", "candidate_counter", "candidate_index", "record_keys", "record_key",
+           "validate_candidates", "candidate_values"]
 
 _CHUNK = 1 << 16        # cost only: records looked up per chunk (the temporaries stay in cache)
 _SORT_KEYS = 1 << 16    # cost only: with more candidates than this, look the records up in sorted order
@@ -186,3 +190,102 @@ def record_key(e: Any, T: type) -> Any:
         return math.inf if e > 0 else -math.inf
     return f + 0.0
 # [end:candidate_counter]
+
+
+# The validation of public candidates (make_count_by_candidates, make_partition_by's keys, the Duff
+# mode and its utility): below the constructors, beside the Candidates it builds.
+# [proof:validate_candidates]
+def validate_candidates(candidates: Any, T: type, name: str = "candidates") -> tuple[Any, ...]:
+    """A tuple of distinct candidates of type T: finite numbers, or strings for T=str
+    (public; errors name the parameter, ``candidates`` or ``name``)."""
+    cands = candidate_values(candidates, T, name)
+    return cands if isinstance(cands, tuple) else tuple(cands.values.tolist())
+# [end:validate_candidates]
+
+
+# [proof:candidate_values]
+def candidate_values(candidates: Any, T: type, name: str = "candidates") -> tuple[str, ...] | Candidates:
+    """The candidates validated as :func:`validate_candidates` does: a tuple of str for T=str,
+    else a :class:`Candidates` (no Python object per candidate: a million candidates cost
+    O(m) numpy work).  A :class:`Candidates` of type T is already valid and is returned as is."""
+    if isinstance(candidates, Candidates) and candidates.T is T:
+        return candidates
+    if isinstance(candidates, (str, bytes, dict, set, frozenset)) or not hasattr(candidates, "__len__"):
+        raise MakeTypeError(f"{name} ({candidates!r}) must be a list, tuple or 1-d array of values")
+    if isinstance(candidates, np.ndarray) and candidates.ndim != 1:
+        raise MakeTypeError(f"{name} (shape {candidates.shape}) must be one-dimensional")
+    if len(candidates) == 0:
+        raise MakeError(f"{name} ([]) must not be empty")
+    if T is str:
+        out = tuple(_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates))
+        if len(set(out)) != len(out):
+            _refuse_repeat(name, out)
+        return out
+    values = _vectorised(candidates, T)
+    if values is None:   # element by element, with the message naming the first bad one
+        values = np.array([_candidate(f"{name}[{i}]", c, T) for i, c in enumerate(candidates)],
+                          dtype=np.int64 if T is int else np.float64)
+    cands = Candidates(values, T)
+    if cands.repeated:
+        _refuse_repeat(name, values.tolist())
+    return cands
+# [end:candidate_values]
+
+
+def _refuse_repeat(name: str, out: Sequence[Any]) -> None:
+    seen: set[Any] = set()
+    dup = next(c for c in out if c in seen or seen.add(c))  # type: ignore[func-returns-value]
+    raise MakeError(f"{name} must be distinct, but {dup!r} appears more than once")
+
+
+def _vectorised(candidates: Any, T: type) -> np.ndarray | None:
+    """The candidates as an int64 / float64 array when vectorised checks show that every one
+    is valid and converts as :func:`_candidate` would convert it; None to check them one by one."""
+    if isinstance(candidates, np.ndarray):
+        arr = candidates
+    else:
+        kinds = set(map(type, candidates))
+        if not (kinds <= {int} or (T is float and kinds <= {float})):
+            return None   # bools, numpy scalars, mixed or other types: one by one
+        try:
+            arr = np.array(candidates)
+        except OverflowError:
+            return None
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > INT64_MAX:
+        return None
+    if arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+        if T is int:
+            return arr
+        if arr.size and int(np.abs(arr).max()) > EXACT_INT_BOUND:
+            return None   # some may not be exactly a float: let _candidate say which
+        return arr.astype(np.float64) + 0.0
+    if T is float and arr.dtype == np.float64 and np.isfinite(arr).all():
+        return arr + 0.0   # a new array; -0.0 and 0.0 are the same candidate
+    return None
+
+
+# [proof:_candidate]
+def _candidate(name: str, c: Any, T: type) -> Any:
+    if T is str:
+        if type(c) not in (str, np.str_):
+            raise MakeTypeError(f"{name} ({c!r}) must be a string (Python str or numpy str_): "
+                                "the records are strings")
+        return str(c)
+    if T is int:
+        c = v.number(name, c, integer=True)
+        if not INT64_MIN <= c <= INT64_MAX:
+            raise MakeError(f"{name} ({c!r}) must fit in a 64-bit integer")
+        return c
+    if isinstance(c, numbers.Integral) and not isinstance(c, (bool, np.bool_)):
+        c = int(c)   # a Python int: numpy would compare it with f after rounding it to a float
+        try:
+            f = float(c)
+        except OverflowError:
+            raise MakeError(f"{name} ({c!r}) is too large for a float") from None
+        if f != c:
+            raise MakeError(f"{name} ({c!r}) is not exactly representable as a float")
+        return f + 0.0
+    c = v.number(name, c)
+    return c + 0.0  # -0.0 and 0.0 are the same candidate
+# [end:_candidate]

@@ -2,7 +2,7 @@
 
 A column of a local engine (numpy, pandas, Polars) is a numpy array: the member of its vector
 domain in canonical form (float64, int64, or object of Python str; see
-:mod:`opendp_duff._membership`).  :class:`LocalColumns` holds the column operations the three
+:mod:`opendp_duff.membership`).  :class:`LocalColumns` holds the column operations the three
 share, so a constructor given a local vector domain (``engine=None``) runs the same code
 whichever library the data came from.  :class:`NumpyEngine` adapts 1-d data of no frame
 library: numpy arrays, lists and tuples.
@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from .._membership import check_vector
+from ..membership import check_vector
 from ..domains import AtomDomain, atom_domain, vector_domain
 from ..errors import MakeTypeError
 from ..exact_sum import exact_total
 from ._base import Engine, Predict
 from .candidates import Candidates, candidate_counter
-from .rank_window import RankSource, SelectedRecords, SortedRecords
+from .rank_window import RankSource, SortedRecords
+from .selection import SelectedRecords
 
 __all__ = ["as_array", "LocalColumns", "NumpyEngine", "dtype_T", "element_domain"]
 

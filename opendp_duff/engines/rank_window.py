@@ -35,11 +35,12 @@ The interface (ranks are 1-based: the record of rank i is the i-th smallest, tie
 
 The window's content is a function of the multiset of records alone (sorted values and
 counts are), so every correct source gives the sampler the same inputs and hence the same
-release.  The local engines' two sources are here: :class:`SortedRecords` (the input is
-sorted: slices and binary searches, O(window + log n)) and :class:`SelectedRecords` (any
-order, optionally clipped: one pass that counts the records outside a bracket of values
-[p, q] and gathers those inside, O(n), the window sorted, a tail sorted only when opened; the
-kernel is :func:`opendp_duff.engines.selection.select_window`).  The Spark engine's source is
+release.  The local engines have two sources: :class:`SortedRecords` here (the input is
+sorted: slices and binary searches, O(window + log n)) and
+:class:`~opendp_duff.engines.selection.SelectedRecords` (any order, optionally clipped: one pass
+that counts the records outside a bracket of values [p, q] and gathers those inside, O(n), the
+window sorted, a tail sorted only when opened), beside its kernel
+:func:`~opendp_duff.engines.selection.select_window`, which builds on the types here.  The Spark engine's source is
 a third (:mod:`opendp_duff.engines.spark.ranks`): it counts n, brackets the window by exact
 histograms, collects only the window to the driver with its exact ties, and fetches a tail by
 another pass only if ``values()`` is called.  Both rest on one fact: a bracket of values with
@@ -53,7 +54,7 @@ from typing import Protocol
 import attrs
 import numpy as np
 
-__all__ = ["Tail", "RankWindow", "RankSource", "SortedRecords", "SelectedRecords"]
+__all__ = ["Tail", "RankWindow", "RankSource", "SortedRecords"]
 
 
 @attrs.frozen(eq=False)
@@ -106,18 +107,4 @@ class SortedRecords:
         left = Tail(first - 1, first - 1 - below, lambda: y[:first - 1])
         right = Tail(self.n - last, at_most - last, lambda: y[last:])
         return RankWindow(self.n, first, y[first - 1:last], left, right)
-
-
-class SelectedRecords:
-    """A :class:`RankSource` over records in any order (a float64 array without NaN, never
-    modified), each taken as min(max(x_i, lo), hi) when ``clip = (lo, hi)`` is given: the
-    windows come from :func:`opendp_duff.engines.selection.select_window` (one pass)."""
-
-    def __init__(self, x: np.ndarray, clip: tuple[float, float] | None = None) -> None:
-        self.x, self.clip = x, clip
-        self.n = int(x.size)
-
-    def window(self, first: int, last: int) -> RankWindow:
-        from .selection import select_window  # imported here: that module builds on this one's types
-        return select_window(self.x, first, last, self.clip)
 # [end:rank_window_sources]

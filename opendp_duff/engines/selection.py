@@ -1,7 +1,7 @@
 """One-pass exact selection of a rank window from records in any order, optionally clipped.
 
 :func:`select_window` is the kernel behind
-:class:`~opendp_duff.engines.rank_window.SelectedRecords`, and the entry point for a
+:class:`SelectedRecords`, and the entry point for a
 column whose clamp is still lazy: called with ``clip=(lo, hi)`` on the raw admitted array it
 returns the window of the records *as if* clamped, without materialising the clamped array.
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from .rank_window import RankWindow, SortedRecords, Tail
 
-__all__ = ["select_window"]
+__all__ = ["select_window", "SelectedRecords"]
 
 # [proof:_CHUNK]
 _CHUNK = 1 << 16    # cost only: records per chunk of the pass (512 KiB of float64 and its masks: cache-sized)
@@ -171,4 +171,17 @@ def _tail(count: int, ties: int, end: np.floating, values: Callable[[], np.ndarr
     if ties == count:
         return Tail(count, ties, lambda: np.full(count, float(end)))
     return Tail(count, ties, values)
+
+
+class SelectedRecords:
+    """A :class:`~opendp_duff.engines.rank_window.RankSource` over records in any order (a
+    float64 array without NaN, never modified), each taken as min(max(x_i, lo), hi) when
+    ``clip = (lo, hi)`` is given: the windows come from :func:`select_window` (one pass)."""
+
+    def __init__(self, x: np.ndarray, clip: tuple[float, float] | None = None) -> None:
+        self.x, self.clip = x, clip
+        self.n = int(x.size)
+
+    def window(self, first: int, last: int) -> RankWindow:
+        return select_window(self.x, first, last, self.clip)
 # [end:select_window]

@@ -126,6 +126,20 @@ def make_smooth_median_baseline(input_domain: VectorDomain, input_metric: Metric
         Theorem 34 at k (eps' <= eps at k = 1, delta); LAPLACELN the rho-zCDP map converted with
         ``make_zCDP_to_approxDP`` and ``make_fix_delta`` (eps' <= eps at k = 1, delta).
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``; ``epsilon``,
+            ``delta`` or ``t`` is not a real number.
+        MakeError: an unknown ``name``; the domain not sorted, unbounded, of unknown size or size 0,
+            with bounds of infinite width, holding NaN or strings, or naming an engine; ``t`` not
+            positive; ``epsilon`` not positive, ``delta`` not in (0, 1), or given or missing against
+            what the baseline takes.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/experiments/_baselines/make_smooth_median_baseline.tex``.
 
     References: [GM-Duff] §6, Props. 2-3; [BS19] Thm 34, Lemma 9.

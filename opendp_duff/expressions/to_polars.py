@@ -27,9 +27,9 @@ from typing import Any
 from ..errors import MakeError
 from .check import ExprType, Schema, annotate
 from .lower import TWO_63, lower_settled
-from .nodes import Column, Expr
+from .nodes import Column, Expr, children
 
-__all__ = ["compile_polars", "PolarsPrimitives"]
+__all__ = ["compile_polars", "PolarsPrimitives", "check_polars_names"]
 
 
 class PolarsPrimitives:
@@ -119,7 +119,20 @@ def compile_polars(expr: Expr, schema: Schema) -> Any:
             or names a column that Polars would read as a pattern (``*``, or ``^...$``).
     """
     types = annotate(expr, schema)
-    for node in types:
+    check_polars_names(expr)
+    return lower_settled(expr, types, PolarsPrimitives())
+
+
+def check_polars_names(expr: Expr) -> None:
+    """Refuse an expression naming a column that Polars would read as a pattern (``*``, or
+    ``^...$``); Polars is not imported, so a constructor can refuse before any data is read.
+
+    Raises:
+        MakeError: such a column is named.
+    """
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        stack.extend(children(node))
         if isinstance(node, Column) and (node.name == "*" or (node.name.startswith("^") and node.name.endswith("$"))):
             raise MakeError(f"column name {node.name!r} is a pattern in Polars, not a name")
-    return lower_settled(expr, types, PolarsPrimitives())

@@ -17,8 +17,9 @@ import attrs
 
 from .. import _validate as v
 from .._constants import EXACT_INT_BOUND
-from .._membership import Admits
+from ..membership import Admits
 from ..domains import AtomDomain, VectorDomain
+from ..engine_lookup import installed
 from ..errors import MakeError, MakeTypeError
 
 __all__ = ["ColumnDomains", "DataFrameDomain", "PartitionDomain", "dataframe_domain"]
@@ -88,7 +89,7 @@ class DataFrameDomain(Admits):
     @engine.validator
     def _check_engine(self, attribute: Any, value: str | None) -> None:
         if value is not None:
-            from ..engines import frame_engine_names   # the engines are built on the domains
+            frame_engine_names = installed().frame_engine_names   # the engines are built on the domains
             if value not in frame_engine_names():
                 raise MakeError(f"engine ({value!r}) must be None (any local frame) or one of {frame_engine_names()}")
 
@@ -107,8 +108,7 @@ class DataFrameDomain(Admits):
         """The ``engine`` of the vector domains of this domain's columns (None: local arrays)."""
         if self.engine is None:
             return None
-        from ..engines import engine_named   # the engines are built on the domains
-        return engine_named(self.engine).column_engine
+        return installed().engine_named(self.engine).column_engine   # the engines are built on the domains
 
     def check(self, x: object) -> Any:
         """The admitted frame (``x`` itself, or a LazyFrame's collected declared columns), or a
@@ -116,8 +116,7 @@ class DataFrameDomain(Admits):
         (or has it twice) or a column holds values of the wrong kind; a value refusal when the
         number of rows differs from ``size`` or a column holds NaN or values outside its bounds.
         Never raises; the refusal names declared columns only."""
-        from ..engines import check_frame   # the engines are built on the domains
-        return check_frame(self, x)
+        return installed().check_frame(self, x)   # the engines are built on the domains
 
     def with_(self, **changes: Any) -> DataFrameDomain:
         """A copy with some fields changed."""
@@ -208,7 +207,7 @@ class PartitionDomain(Admits):
         """The tuple of admitted parts, or a refusal (not a tuple or list of the right length,
         or a part is not a member of ``part_domain``; the refusal names its position).  The
         engine of ``part_domain`` decides.  Never raises."""
-        from ..engines import LOCAL, engine_named   # the engines are built on the domains
-        engine = LOCAL if self.part_domain.engine is None else engine_named(self.part_domain.engine)
+        engines = installed()   # the engines are built on the domains
+        engine = engines.local if self.part_domain.engine is None else engines.engine_named(self.part_domain.engine)
         return engine.check_parts(self, x)
 # [end:PartitionDomain]

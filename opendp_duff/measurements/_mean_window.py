@@ -4,7 +4,7 @@ The Duff mean's level sets L_1 ⊆ L_2 ⊆ ... ⊆ L_{n+1} = [lo, hi] are nested
 pieces of level -k (k > k0, the first non-empty set) are [lower_k, lower_{k-1}] on the left
 and [upper_{k-1}, upper_k] on the right.  The ends of L_1..L_K depend only on the K - 1
 largest and K - 1 smallest records and on the exact sum of all of them (the prefix rule of
-:func:`opendp_duff.measurements.duff_mean._level_ends_top`).  So a release computes those
+:func:`opendp_duff.duff_mean_utility._level_ends_top`).  So a release computes those
 ends (O(K) on sorted input, O(n) by selection on input in any order, plus one O(n) pass for
 the exact sum of the grid units), races the near pieces (levels -k0..-K) as items, and the
 pieces below level -K as two lazy blocks, [lo, lower_K] and [upper_K, hi], each bounded by
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
-from . import duff_mean as dm
+from .. import duff_mean_utility as dm
 
 __all__ = ["MeanSampler"]
 
@@ -50,14 +50,14 @@ class MeanSampler:
         self.y, self.lo, self.hi, self.scale, self.owned = y, lo, hi, scale, owned
         self.sorted_y = y if presorted else None
         n = self.n = y.size
-        self.total = dm._grid_total(y, lo, hi)             # exact sum of the units of all n records
+        self.total = dm.grid_total(y, lo, hi)             # exact sum of the units of all n records
         width = _level_window(n, scale)
         K = min(n + 1, width)
         while True:  # K: the levels 1..K are built; enough once k0 + width - 1 <= K (cost only)
             lower, upper = self._ends(K)
             nonempty = np.flatnonzero(lower <= upper)
             k0 = int(nonempty[0]) + 1 if nonempty.size else None  # the first non-empty level set
-            left, right, levels = dm._pieces(lower, upper) if k0 else (np.empty(0),) * 3
+            left, right, levels = dm.pieces(lower, upper) if k0 else (np.empty(0),) * 3
             if K == n + 1 or (k0 is not None and K >= k0 - 1 + width and (scale > 0 or left.size)):
                 break
             K = min(n + 1, max(2 * K, (k0 or K) - 1 + width))
@@ -91,8 +91,8 @@ class MeanSampler:
             if h:
                 part.partition([h - 1, n - h])
             small, large = np.sort(part[:h]), np.sort(part[n - h:])[::-1]
-        units = dm._grid_units(small, self.lo, self.hi), dm._grid_units(large, self.lo, self.hi)
-        return dm._level_sets_top(units[1], units[0], self.total, n, K, self.lo, self.hi)
+        units = dm.grid_units(small, self.lo, self.hi), dm.grid_units(large, self.lo, self.hi)
+        return dm.level_sets_top(units[1], units[0], self.total, n, K, self.lo, self.hi)
 
     def _far(self, side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(numer, left, right) of the pieces of levels -(K+1)..-(n+1) on one side, from the

@@ -37,14 +37,14 @@ from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..duff_utility import quantile_best_gap, quantile_gap_levels, quantile_rational, quantile_step_function
-from ..engines import column_engine
+from ..engines import as_array, column_engine
 from ..engines.rank_window import RankSource, SortedRecords
 from ..errors import MakeError
 from ..measures import MaxDivergence
 from ..metrics import Metric, SymmetricDistance
 from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
-from ..transformations._common import as_array, dataset_space
+from ..transformations import dataset_space
 from ..transformations.clamp import ClampRecords
 
 __all__ = ["make_duff_median", "then_duff_median", "make_duff_quantile", "then_duff_quantile",
@@ -303,6 +303,18 @@ def make_duff_quantile(input_domain: VectorDomain, input_metric: Metric, alpha: 
     input, sorted) only if their bound could win.  The law is the same sorted or not; the
     running time depends on the data (n, ties) and is not protected.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``alpha`` or ``scale`` is not a real
+            number.
+        MakeError: an element type other than float, NaN, or no bounds; ``input_metric`` not
+            ``symmetric_distance()``; ``alpha`` not in (0, 1); ``scale`` negative or NaN.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/measurements/duff/make_duff_quantile.tex``.
 
     References: [GM-Duff] Definition 8, Lemma 1, §4.1, §5 (Algorithm 1, Proposition 5); [MT07].
@@ -405,6 +417,17 @@ def make_duff_median(input_domain: VectorDomain, input_metric: Metric, scale: fl
         positive-width gaps, by width); scale ``inf`` gives 0 (uniform on [a, b]).
 
     Sampling is exact, as in :func:`make_duff_quantile`; the running time is not protected.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``scale`` is not a real number.
+        MakeError: an element type other than float, NaN, or no bounds; ``input_metric`` not
+            ``symmetric_distance()``; ``scale`` negative or NaN.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/measurements/duff/make_duff_median.tex``.
 

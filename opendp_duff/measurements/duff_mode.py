@@ -8,25 +8,22 @@ Proof: ``proofs/measurements/duff_mode/make_duff_mode.tex``.
 """
 from __future__ import annotations
 
-import collections
-import numbers
 from collections.abc import Sequence
 from typing import Any, cast
 
 import attrs
-import numpy as np
 
 from ..core import Measurement, make_chain_mt, make_chain_pm, then
 from ..domains import VectorDomain
 from ..errors import MakeError
 from ..laws import DiscreteLaw
 from ..metrics import Metric, SymmetricDistance
-from ..transformations._common import dataset_space
-from ..engines.candidates import candidate_counter, record_key, record_keys
-from ..transformations.count_by_candidates import candidate_values, make_count_by_candidates, validate_candidates
+from ..transformations import dataset_space
+from ..engines.candidates import candidate_values
+from ..transformations.count_by_candidates import make_count_by_candidates
 from .noisy_max import make_report_noisy_max_gumbel
 
-__all__ = ["make_duff_mode", "then_duff_mode"]  # duff_mode_utility: via dp.duff_utility
+__all__ = ["make_duff_mode", "then_duff_mode"]  # its utility: opendp_duff.duff_utility.duff_mode_utility
 
 
 def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates: Sequence[Any],
@@ -67,6 +64,19 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
     numpy array; they are checked and indexed without a Python object each.  The running time
     is not protected.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``candidates`` is not a list, tuple
+            or 1-d array, or holds a value of the wrong kind for T, or ``scale`` is not a real number.
+        MakeError: NaN in the element domain; ``input_metric`` not ``symmetric_distance()``;
+            ``candidates`` empty, with a repeated value, or with a value that is not finite, not exactly
+            a float (T float) or outside 64 bits (T int); ``scale`` negative or NaN.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/measurements/duff_mode/make_duff_mode.tex``.
 
     References: [GM-Duff] Definition 8, Lemma 1, §4.1 (Modes); [OpenDP-Gumbel] Theorem 2.1,
@@ -106,59 +116,3 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
 
 
 then_duff_mode = then(make_duff_mode)
-
-
-# [proof:duff_mode_utility]
-def duff_mode_utility(x: Any, candidates: Sequence[Any], T: type | None = None) -> np.ndarray:
-    """The Duff utility of the mode, u(c, x) = n_c - n_max, for each candidate c.
-
-    [GM-Duff] Definition 8 with T(x) the *set* of modes:
-    c counts as the mode of x' when no value is more frequent in x' (ties all
-    count).  Then -u(c, x) is the fewest additions and removals that make c a
-    mode: adding n_max - n_c copies of c suffices, and fewer cannot, since c
-    must overtake a most frequent value v of x and each edit raises n_c or
-    lowers n_v by at most one.  Under a single-valued tie-break the losers of a
-    tie would need one more edit, which is not the paper's closed form.
-
-    ``T`` (float, int or str) says how records are compared: float compares float64
-    values, str compares strings; the default is str when the candidates are
-    strings, int when the candidates and records are all integers, else float.
-    Returns an int64 array in the candidates' order.
-
-    >>> from opendp_duff.measurements.duff_mode import duff_mode_utility
-    >>> duff_mode_utility([1, 1, 1, 2, 5, 5], candidates=[1, 2, 3]).tolist()
-    [0, -2, -3]
-    """
-    if T is None:
-        if len(candidates) and all(type(c) in (str, np.str_) for c in candidates):
-            T = str
-        else:
-            T = int if _all_int(x, candidates) else float
-    cands = validate_candidates(candidates, T)
-    counts = candidate_counter(cands, T)(x)
-    return counts - _largest_count(x, T)
-# [end:duff_mode_utility]
-
-
-def _all_int(x: Any, candidates: Sequence[Any]) -> bool:
-    def is_int(e: Any) -> bool:
-        return isinstance(e, numbers.Integral) and not isinstance(e, (bool, np.bool_))
-    arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
-    recs_int = arr.size == 0 or arr.dtype.kind in "iu" or (
-        arr.dtype.kind == "O" and all(is_int(e) for e in arr.reshape(-1)))
-    return recs_int and all(is_int(c) for c in candidates)
-
-
-def _largest_count(x: Any, T: type) -> int:
-    """max over values y of the number of records equal to y (0 for no records)."""
-    if T is str:
-        return max(collections.Counter(x).values(), default=0)
-    keys = record_keys(x, T)
-    if keys is None:
-        tally = collections.Counter(record_key(e, T) for e in x)
-        return max(tally.values(), default=0)
-    if keys.size == 0:
-        return 0
-    if T is float:
-        keys = np.where(keys == 0, 0.0, keys)  # -0.0 and 0.0 are one value
-    return int(np.unique(keys, return_counts=True)[1].max())

@@ -42,6 +42,18 @@ def make_gaussian(input_domain: AtomDomain | VectorDomain, input_metric: Metric,
     Floating point: the release is the exact real sum rounded once to the nearest float, so
     the set of possible releases does not depend on x [Mir12]; never NaN; saturates at +-MAX.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is neither an AtomDomain nor a VectorDomain, or ``scale`` is
+            not a real number.
+        MakeError: a domain admitting NaN, naming an engine, or of int values not bounded within [-2^53,
+            2^53]; ``input_metric`` not ``absolute_distance(T)`` (atom) or ``l2_distance(T)`` (vector),
+            which also refuses elements that are neither float nor int; ``scale`` negative or NaN.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/measurements/gaussian/make_gaussian.tex``.
 
     References: [BS16] Proposition 1.6 (the Gaussian mechanism is zCDP); [Mir12] (why the

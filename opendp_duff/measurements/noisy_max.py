@@ -76,6 +76,18 @@ def make_report_noisy_max_gumbel(
     fixed the empty vector is a member and releases ``None`` (vectors of different lengths
     are never neighbours).  The running time is not protected.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``scale`` is not a real number.
+        MakeError: a domain admitting NaN, naming an engine, of size 0, or of int scores not bounded
+            within [-2^53, 2^53]; ``input_metric`` neither ``inf_difference_distance()`` nor
+            ``linf_distance(...)``; ``scale`` negative or NaN; ``optimize`` neither "max" nor "min";
+            ``output_measure`` neither ``max_divergence()`` nor ``zero_concentrated_divergence()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/measurements/noisy_max/make_report_noisy_max_gumbel.tex``.
 
     References: [OpenDP-Gumbel] Theorem 2.1, §3.1, §4.2; [GM-Duff] Proposition 5; [Gum54];

@@ -35,8 +35,8 @@ from ..smooth.maps import group_map
 from ..smooth.noises import SmoothNoise, resolve
 from ..smooth.sensitivity import (smooth_sensitivity_median, smooth_sensitivity_rounding_slack,
                                   smooth_sensitivity_trimmed_mean)
-from ..engines import column_engine
-from ..transformations._common import as_array, dataset_space
+from ..engines import as_array, column_engine
+from ..transformations import dataset_space
 from ..transformations.metric_convert import make_symmetric_to_change_one
 
 __all__ = ["make_smooth_median", "then_smooth_median", "make_smooth_trimmed_mean", "then_smooth_trimmed_mean"]
@@ -168,6 +168,19 @@ def make_smooth_median(input_domain: VectorDomain, input_metric: Metric, t: floa
         [BS19] Thm 34 at t_k = k t_hat, s_k = s (e^{k t_hat} - 1)/(e^{t_hat} - 1).  map(0) = 0;
         every value rounded up (:mod:`opendp_duff.smooth.maps`).
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``t``, ``s`` or a noise parameter is
+            not a real number.
+        MakeError: the domain not sorted, unbounded, of unknown size or size 0, with bounds of infinite
+            width, holding NaN or strings, or naming an engine; ``t`` or ``s`` not positive; a noise
+            parameter missing, not applying to ``noise`` or out of range; an unknown ``noise``.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/measurements/smooth_sensitivity/make_smooth_median.tex``.
 
     References: [NRS07] §3; [BS19] Thms 18, 22, 25, 31, 34 and Prop. 40; [GM-Duff] Prop. 3.
@@ -215,6 +228,20 @@ def make_smooth_trimmed_mean(input_domain: VectorDomain, input_metric: Metric, m
 
     Privacy map:
         Exactly that of :func:`make_smooth_median` with the same t, s, noise and shape.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``m``, ``t``, ``s`` or a noise
+            parameter is not a real number (``m`` an integer).
+        MakeError: the domain not sorted, unbounded, of unknown size or size 0, with bounds of infinite
+            width, holding NaN or strings, or naming an engine; ``t`` or ``s`` not positive; a noise
+            parameter missing, not applying to ``noise`` or out of range; an unknown ``noise``; ``m``
+            negative or not below n / 2.
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/measurements/smooth_sensitivity/make_smooth_trimmed_mean.tex``.
 

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _validate as v
 from .. import arithmetic as ar
 from .._constants import EXACT_INT_BOUND
-from .._tails import laplace_sf_down, laplace_sf_up, normal_sf_down, normal_sf_up, smallest_float_where
+from ..tails import laplace_sf_down, laplace_sf_up, normal_sf_down, normal_sf_up, smallest_float_where
 from ..core import Measurement, then
 from ..errors import MakeError
 from ..map_domain import MapDomain
@@ -79,6 +79,18 @@ def make_threshold_keys(input_domain: MapDomain, input_metric: Metric, scale: fl
 
     A key held by one person (count 1) is released with probability at most p for c = 1: with
     ``threshold_keys_parameters`` at delta = 1e-6 and l0 = 1, at most 1e-6.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a MapDomain, or ``scale`` or ``threshold`` is not a real
+            number.
+        MakeError: values that are not bounded int counts; ``input_metric`` not ``l01inf_distance()``;
+            ``scale`` negative or NaN; ``threshold`` not finite; ``noise`` neither "laplace" nor
+            "gaussian".
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/measurements/threshold_keys/make_threshold_keys.tex``.
 

@@ -301,7 +301,7 @@ class _Candidates:
     def __init__(self, parallel: Callable[..., Measurement], outer: Transformation, measure: Any) -> None:
         domain, metric = outer.output_domain, outer.output_metric
         self._part: Optional[Measurement] = None
-        stand_in = Measurement(domain.part_domain, metric.inner, measure, self._never_run, self._part_map)  # type: ignore[attr-defined]
+        stand_in = Measurement(domain.part_domain, metric.inner, measure, self._never_run, self._part_map)
         self._grouped = parallel(domain, metric, stand_in)
 
     def _part_map(self, d_in: Any) -> Any:

@@ -117,7 +117,8 @@ def _native_budget(record: SmoothNoise, measure: Any, budget: Optional[Budget]) 
     return {"epsilon": eps}
 
 
-def smooth_entries() -> list[Any]:
-    from ._vocabulary import Entry
-    return [Entry(smooth_median, _median, meas.make_smooth_median),
-            Entry(trimmed_mean, _trimmed_mean, meas.make_smooth_trimmed_mean, ("smooth_trimmed_mean",))]
+def smooth_entries() -> list[tuple[Any, ...]]:
+    """The smoothed statistics' entries, as the arguments of ``_vocabulary.Entry`` (which builds them:
+    this module is below the vocabulary)."""
+    return [(smooth_median, _median, meas.make_smooth_median),
+            (trimmed_mean, _trimmed_mean, meas.make_smooth_trimmed_mean, ("smooth_trimmed_mean",))]

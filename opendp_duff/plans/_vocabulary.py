@@ -210,7 +210,7 @@ def _entries() -> dict[str, Entry]:
              Entry(quantile, _quantile, meas.make_duff_quantile, ("duff_quantile",)),
              Entry(mean, _mean, meas.make_duff_mean, ("duff_mean",)),
              Entry(mode, _mode, meas.make_duff_mode, ("duff_mode",)),
-             Entry(count, _count), Entry(sum, _sum), *smooth_entries()]
+             Entry(count, _count), Entry(sum, _sum), *(Entry(*args) for args in smooth_entries())]
     return {entry.name: entry for entry in table}
 
 

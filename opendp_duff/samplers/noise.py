@@ -104,7 +104,7 @@ def sample_laplace_log_normal(sigma: float, size: Size | None = None) -> float |
     overflow on its own; draws beyond the largest float are resampled (module
     docstring).  Bun & Steinke, *Average-Case Averages*, Definition 17 (§3.1).
     """
-    def draw(n):
+    def draw(n: int) -> Floats:
         x = standard_laplace(n)
         y = standard_normal(n)
         with np.errstate(over="ignore"):
@@ -118,7 +118,7 @@ def sample_uniform_log_normal(sigma: float, size: Size | None = None) -> float |
     U = 2u - 1 for u on the symmetric open grid of :func:`uniform_open` (exact,
     never 0).  Bun & Steinke, Definition 21 (§3.2).
     """
-    def draw(n):
+    def draw(n: int) -> Floats:
         u = 2.0 * uniform_open(n) - 1.0
         y = standard_normal(n)
         with np.errstate(over="ignore"):
@@ -145,7 +145,7 @@ def sample_arsinh_normal(sigma: float, size: Size | None = None) -> float | Floa
     tiny sigma gives Y (the limit) and large |x| cannot overflow early.
     Bun & Steinke, Theorem 25 (§3.3).
     """
-    def draw(n):
+    def draw(n: int) -> Floats:
         y = standard_normal(n)
         with np.errstate(over="ignore", divide="ignore"):
             x = np.abs(sigma * y)

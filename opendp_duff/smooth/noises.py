@@ -21,7 +21,7 @@ import attrs
 from .. import _validate as v
 from .. import arithmetic as ar
 from .. import distributions as dist
-from .._symmetric_law import SymmetricLaw, d_converter, gamma_converter, sigma_converter
+from ..symmetric_law import SymmetricLaw, d_converter, gamma_converter, sigma_converter
 from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..samplers import exact_noise as xn

@@ -39,6 +39,15 @@ def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Trans
         ``map(d_in) = d_in``: a record-wise map sends neighbours to neighbours under both
         dataset metrics; exact (no arithmetic), and ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: an element type other than int, no bounds, bounds outside [-2^53, 2^53], a domain
+            that names an engine; ``change_one_distance()`` on a domain of unknown size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/cast/make_int_to_float.tex``.
 
     References: none needed (a record-wise map; why it is exact is in the proof).

@@ -42,6 +42,16 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
         ``map(d_in) = d_in``: a record-wise map sends neighbours to neighbours under both
         dataset metrics; exact (no arithmetic), and ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``bounds`` is not a pair of numbers
+            (of integers for T int).
+        MakeError: strings or NaN in the element domain (impute NaN first); ``change_one_distance()`` on
+            a domain of unknown size; ``bounds`` not finite or with lo > hi.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/clamp/make_clamp.tex``.
 
     References: none needed (a record-wise map; the stability argument is in the proof).

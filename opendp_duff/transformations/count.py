@@ -32,6 +32,15 @@ def make_count(input_domain: VectorDomain, input_metric: Metric) -> Transformati
         most d: ``map(d_in) = d_in``.  Under the change-one distance the size is public and
         fixed: ``map(d_in) = 0``.  Exact integers; ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: an element domain admitting NaN; ``change_one_distance()`` on a domain of unknown
+            size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/count/make_count.tex``.
 
     References: [DMNS06] (the count has sensitivity 1 under add/remove).

@@ -38,6 +38,13 @@ def make_identity(input_domain: Any, input_metric: Metric) -> Transformation:
         ``map(d_in) = d_in``: equal inputs give equal outputs at the same distance.  Exact (no
         arithmetic); ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` has no ``member`` and ``admit``, or ``input_metric`` is not a
+            Metric.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/identity/make_identity.tex``.
 
     References: [DR14] §2.3 (stable transformations compose).

@@ -34,6 +34,15 @@ def make_impute_constant(input_domain: VectorDomain, input_metric: Metric, const
         ``map(d_in) = d_in``: a record-wise map sends neighbours to neighbours under both
         dataset metrics; exact (no arithmetic), and ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``. ``constant`` is not a real number.
+        MakeError: an element type other than float, or a domain that does not admit NaN;
+            ``change_one_distance()`` on a domain of unknown size; ``constant`` NaN or infinite.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/impute/make_impute_constant.tex``.
 
     References: none needed (a record-wise map; the stability argument is in the proof).

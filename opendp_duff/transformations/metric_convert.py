@@ -46,6 +46,15 @@ def make_symmetric_to_change_one(input_domain: VectorDomain, input_metric: Metri
         have |x minus x'| = |x' minus x| = d/2 (d is even), and d/2 substitutions turn one into
         the other; an odd bound d_in therefore allows at most d_in - 1.  Exact; ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: strings or NaN in the element domain, an unknown size, or ``input_metric`` not
+            ``symmetric_distance()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/metric_convert/make_symmetric_to_change_one.tex``.
 
     References: [GM-Duff] Definition 1 (add/remove neighbours); [BS19] §2 (substitution).
@@ -85,6 +94,16 @@ def make_change_one_to_symmetric(input_domain: Union[VectorDomain, DataFrameDoma
     Stability map:
         ``map(d_in) = 2 d_in``: each substitution is one removal and one addition.  Exact;
         ``map(0) = 0``.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is neither a VectorDomain nor a DataFrameDomain, or (a
+            VectorDomain) ``input_metric`` is neither ``symmetric_distance()`` nor
+            ``change_one_distance()``.
+        MakeError: strings or NaN in a vector domain's elements, an unknown size, or
+            ``input_metric`` not ``change_one_distance()``.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/metric_convert/make_change_one_to_symmetric.tex``.
 

@@ -11,16 +11,18 @@ from ..errors import MakeError
 from ..frames.domain import DataFrameDomain, PartitionDomain
 from ..metrics import Metric, PartitionBound, PartitionDistance, SymmetricDistance
 from ..metrics_id import GroupedSymmetricDistance
-from .count_by_candidates import validate_candidates
+from ..engines.candidates import validate_candidates
+from ._partition_keys import tuple_codes, validate_tuple_keys
 
 __all__ = ["make_partition_by", "then_partition_by"]
 
 
-def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: str,
+def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: str | Sequence[str],
                       keys: Sequence[Any]) -> Transformation:
-    """Split a frame by the value of column ``by`` into one part per public key.
+    """Split a frame by the value of column ``by`` (or of several columns) into one part per public key.
 
-    Part i holds the rows whose ``by`` value equals ``keys[i]``, in their order in the frame;
+    Part i holds the rows whose ``by`` value equals ``keys[i]`` (with several columns, whose
+    tuple of values equals the tuple ``keys[i]``), in their order in the frame;
     a key absent from the data gets an empty part; rows whose value is no key are dropped.
     The parts keep the declared columns only.  The keys are public: they are never read from
     the data, so which groups exist reveals nothing.  The engine of the domain splits: a
@@ -30,34 +32,49 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
 
     Contract:
         * Input domain: ``dataframe_domain(columns, size, engine)`` with ``by`` among the
-          columns (float, int or str).
+          columns (float, int or str); several columns on the local engines (pandas, Polars).
         * Input metric: ``symmetric_distance()`` (frames as multisets of rows), or
-          ``grouped_symmetric_distance((by,))`` (the output of ``make_truncate_per_group``).
+          ``grouped_symmetric_distance(by)`` over the same columns (the output of
+          ``make_truncate_per_group``).
         * Output domain: ``PartitionDomain(dataframe_domain(columns, engine=engine), keys)``:
           tuples of len(keys) parts of any size.
         * Output metric: ``partition_distance(symmetric_distance())``.
 
     Args:
         input_domain: the domain of the frames (see the contract).
-        input_metric: ``symmetric_distance()`` or ``grouped_symmetric_distance((by,))``.
-        by: the name of a declared column.
+        input_metric: ``symmetric_distance()`` or ``grouped_symmetric_distance(by)``.
+        by: the name of a declared column, or a tuple (a non-empty sequence) of distinct
+            declared columns; a sequence of one name is that name.
         keys: a public, non-empty list, tuple or 1-d array of distinct values of the column's
             type, compared as in ``make_count_by_candidates`` (floats as float64 values, -0.0
-            equal to 0.0; strings with ``==``).
+            equal to 0.0; strings with ``==``); with several columns, distinct tuples with one
+            such value per column, e.g. ``[("AA", "JFK"), ("BA", "LHR")]``.
 
     Stability map:
         ``map(d_in) = (d_in, d_in, d_in)``: each row added or removed lands in at most one
         part, so at most d_in parts differ, their symmetric distances sum to at most d_in,
         and each is at most d_in.  Exact; ``map(0) = (0, 0, 0)``.  Under
         ``grouped_symmetric_distance((by,))``: ``map((l0, l1, linf)) = (l0, l1, linf)``, the
-        parts being some of the groups the metric counts.
+        parts being some of the groups the metric counts (with several columns, the groups
+        are the tuples of values).
 
     Running time (local frames): O(rows + keys) plus the copy of the declared columns: the key
     column is coded against the keys (a hash lookup for strings, a binary search among the
-    keys for numbers), the rows are grouped by a stable radix sort of the integer codes, the
-    numeric columns are gathered in that order by numpy and the other string columns by the
-    library (a string key column is not copied: part j holds key j), and each part is a
-    contiguous slice of the gathered columns.  Spark: no pass.
+    keys for numbers; several columns one after the other, each code combined with the prefix
+    so far and looked up among the keys' prefixes), the rows are grouped by a stable radix
+    sort of the integer codes, the numeric columns are gathered in that order by numpy and the
+    other string columns by the library (a string key column is not copied: part j holds key
+    j), and each part is a contiguous slice of the gathered columns.  Spark: no pass.
+
+    Raises:
+        MakeTypeError: ``input_domain`` or ``input_metric`` is of the wrong kind; ``keys`` is
+            not a list, tuple or array (of tuples of the right length, with several columns).
+        MakeError: ``by`` names no declared column, is empty or repeats a column; several
+            columns on Spark; the grouped metric counts other columns; ``keys`` is empty,
+            repeats a key or holds a value not of its column's type.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/partition/make_partition_by.tex``.
 
@@ -75,19 +92,27 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     # [proof:make_partition_by]
     v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
     v.instance("input_metric", input_metric, (SymmetricDistance, GroupedSymmetricDistance),
-               "symmetric_distance() or grouped_symmetric_distance((by,))")
-    if not isinstance(by, str) or by not in input_domain.columns:
-        raise MakeError(f"by ({by!r}) must be one of the declared columns {list(input_domain.columns)!r}")
+               "symmetric_distance() or grouped_symmetric_distance(by)")
+    names = _by_columns(by, input_domain)
     per_group = isinstance(input_metric, GroupedSymmetricDistance)     # a triple already
-    if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != (by,):
+    if isinstance(input_metric, GroupedSymmetricDistance) and input_metric.by != names:
         raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
-    keys = validate_candidates(keys, input_domain.columns[by].T, name="keys")
+    if len(names) == 1:
+        keys = validate_candidates(keys, input_domain.columns[names[0]].T, name="keys")
+    elif input_domain.engine == "spark":
+        raise MakeError("by: several key columns are split on the local engines (pandas, Polars) only; on Spark, "
+                        "split by one column")
+    else:
+        keys = validate_tuple_keys(keys, [input_domain.columns[b].T for b in names])
     out = PartitionDomain(DataFrameDomain(input_domain.columns, None, input_domain.engine), keys)
     named = None if input_domain.engine is None else engine_named(input_domain.engine)
 
     def function(df: Any) -> tuple[Any, ...]:
         engine = named or engine_for(df)             # a member is a frame of the engine (a local one if None)
-        return engine.split(df, by, keys, input_domain)
+        if len(names) == 1:
+            return engine.split(df, names[0], keys, input_domain)
+        codes = tuple_codes(engine, df, names, keys, input_domain)     # a local engine (Spark refused)
+        return engine.split_by_codes(df, codes, len(keys), input_domain)
 
     return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,
                           lambda d_in: PartitionBound(*d_in) if per_group else PartitionBound(d_in, d_in, d_in))
@@ -95,4 +120,14 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
 
 
 then_partition_by = then(make_partition_by)
+
+
+def _by_columns(by: Any, domain: DataFrameDomain) -> tuple[str, ...]:
+    """``by`` as a tuple of distinct declared column names."""
+    names = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, (list, tuple)) else None
+    if not names or len(set(names)) != len(names) or any(
+            not isinstance(b, str) or b not in domain.columns for b in names):
+        raise MakeError(f"by ({by!r}) must be one of the declared columns {list(domain.columns)!r}, or a "
+                        "non-empty sequence of distinct declared columns")
+    return names
 

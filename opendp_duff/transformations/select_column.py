@@ -43,6 +43,14 @@ def make_select_column(input_domain: DataFrameDomain, input_metric: Metric, key:
         (rows added, removed or replaced become values added, removed or replaced).  Exact;
         ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a DataFrameDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: ``key`` not a declared column; ``change_one_distance()`` on a domain of unknown size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/select_column/make_select_column.tex``.
 
     References: [GM-Duff] Definition 1 (add/remove neighbours, here rows); [BS19] §2 (substitution).
@@ -99,6 +107,15 @@ def make_select_columns(input_domain: DataFrameDomain, input_metric: Metric, key
     Stability map:
         ``map(d_in) = d_in``: each row is mapped to its restriction to ``keys``, a record-wise
         map, 1-stable under both dataset metrics.  Exact; ``map(0) = 0``.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a DataFrameDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: ``keys`` not a non-empty list of distinct declared columns; ``change_one_distance()``
+            on a domain of unknown size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/select_column/make_select_columns.tex``.
 

@@ -33,6 +33,15 @@ def make_sort(input_domain: VectorDomain, input_metric: Metric) -> Transformatio
         ``map(d_in) = d_in``: both dataset metrics compare datasets as multisets, which
         sorting does not change; exact, and ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: strings or NaN in the element domain; ``change_one_distance()`` on a domain of
+            unknown size.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/sort/make_sort.tex``.
 
     References: none needed (sorting preserves the multiset; see the proof).

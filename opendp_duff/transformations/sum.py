@@ -72,6 +72,17 @@ def make_sum(input_domain: VectorDomain, input_metric: Metric) -> Transformation
         (same-size neighbours differ by floor(d_in / 2) substitutions)
         ``map(d_in) = floor(d_in/2) (hi - lo) + ulp(n M)``; ``map(0) = 0``.  Rounded up.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
+            ``symmetric_distance()`` nor ``change_one_distance()``.
+        MakeError: an element type other than float, NaN, no bounds or bounds of infinite width, an
+            unknown size, a size of 2^40 or more, size * max(|lo|, |hi|) not below MAX / 2;
+            ``change_one_distance()`` on a domain of unknown size; a platform without IEEE 754 binary64
+            round-to-nearest arithmetic.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/sum/make_sum.tex``.
 
     References: [She97] (the exact sum behind ``math.fsum``); [CSVW22] (float sums whose

@@ -101,6 +101,16 @@ def make_truncate_per_id(input_domain: DataFrameDomain, input_metric: SymmetricI
         rows (a person whose rows change counts 2 in d_in and changes at most 2k rows).
         Exact integers; ``map(0) = 0``.
 
+    Raises:
+        MakeTypeError: ``input_domain`` is not a DataFrameDomain; ``input_metric`` is not
+            ``symmetric_id_distance(...)``; ``contributions`` is not an integer; ``key`` is neither 16
+            bytes nor an integer.
+        MakeError: the identifier not a declared column of int or str values; ``contributions`` not
+            positive or above 2^53; ``key`` of the wrong length or outside [0, 2^128).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
+
     Proof: ``proofs/transformations/truncate/make_truncate_per_id.tex``.
 
     References: [WZLDSG20] (bounding each user's contributions by keeping at most a fixed
@@ -173,6 +183,18 @@ def make_truncate_per_group(input_domain: DataFrameDomain, input_metric: Symmetr
         ``map(d_in) = (g * d_in, g * k * d_in, k * d_in)``: each person added or removed
         changes at most g groups, each by at most k rows.  Exact integers;
         ``map(0) = (0, 0, 0)``.
+
+    Raises:
+        MakeTypeError: ``input_domain`` is not a DataFrameDomain; ``input_metric`` is not
+            ``symmetric_id_distance(...)``; ``by`` is not a column name or a sequence of them;
+            ``contributions`` or ``max_groups`` is not an integer; ``key`` is neither 16 bytes nor an
+            integer.
+        MakeError: the identifier not a declared column of int or str values; a column of ``by`` not
+            declared; ``contributions`` or ``max_groups`` not positive or above 2^53; ``key`` of the
+            wrong length or outside [0, 2^128).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/truncate/make_truncate_per_group.tex``.
 

@@ -22,7 +22,7 @@ from opendp_duff.audit import (DiscreteLaw, LocationScaleLaw, PiecewiseConstantL
                                step_function_law)
 from opendp_duff.distributions import Gaussian, Laplace
 from opendp_duff.errors import MakeError
-from opendp_duff.measurements.duff_mode import duff_mode_utility
+from opendp_duff.duff_utility import duff_mode_utility
 
 from helpers import rerun_once
 

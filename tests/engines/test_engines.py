@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
-from opendp_duff._membership import Refusal
+from opendp_duff.membership import Refusal
 from opendp_duff.engines import (ENGINES, LOCAL, LocalPart, column_engine, column_engine_names, engine_for,
                                  engine_named, frame_engine_names, snapshot)
 

@@ -20,9 +20,9 @@ from scipy import stats
 
 import opendp_duff as dp
 from helpers import rerun_once
-from opendp_duff.measurements import duff_mean as dm
-from opendp_duff.measurements.duff_mean import (duff_mean_level_sets, duff_mean_step_function,
-                                                make_duff_mean)
+from opendp_duff import duff_mean_utility as dm
+from opendp_duff.duff_mean_utility import duff_mean_level_sets, duff_mean_step_function
+from opendp_duff.measurements.duff_mean import make_duff_mean
 
 
 def space(bounds, T=float, sorted_=True, metric=None):

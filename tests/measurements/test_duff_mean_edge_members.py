@@ -15,7 +15,8 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff._constants import MAX
-from opendp_duff.measurements.duff_mean import duff_mean_level_sets, make_duff_mean
+from opendp_duff.duff_mean_utility import duff_mean_level_sets
+from opendp_duff.measurements.duff_mean import make_duff_mean
 from opendp_duff.samplers import seeded_rng_for_tests
 
 TINY = 5e-324

@@ -12,7 +12,8 @@ from scipy import stats
 
 import opendp_duff as dp
 from helpers import rerun_once
-from opendp_duff.measurements.duff_mean import duff_mean_step_function, make_duff_mean
+from opendp_duff.duff_mean_utility import duff_mean_step_function
+from opendp_duff.measurements.duff_mean import make_duff_mean
 from opendp_duff.samplers import seeded_rng_for_tests
 
 

@@ -26,7 +26,7 @@ import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff._constants import MAX
 from opendp_duff.measurements import _mean_window as mw
-from opendp_duff.measurements import duff_mean as dm
+from opendp_duff import duff_mean_utility as dm
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests, seeded_rng_for_tests
 
 ALPHA = 1e-3
@@ -78,7 +78,7 @@ def ref_step_function(y, lo, hi):
         with np.errstate(over="ignore", under="ignore"):
             x = lo + frac * span if from_lo else hi - frac * span
         return np.clip(x, lo, hi)
-    return dm._pieces(ends(z, True), ends(2 ** 32 - z[::-1], False))
+    return dm.pieces(ends(z, True), ends(2 ** 32 - z[::-1], False))
 
 
 def datasets(rng, lo, hi, count):
@@ -121,13 +121,13 @@ def test_step_function_equals_reference_on_larger_data():
 def test_python_int_path_and_windowed_ends(monkeypatch):
     rng = np.random.default_rng(62)
     for y in datasets(rng, 0.0, 1.0, 40):
-        z = dm._grid_units(y, 0.0, 1.0)
+        z = dm.grid_units(y, 0.0, 1.0)
         n, total = z.size, dm._int_total(z)
         full = dm._level_ends_top(z[::-1], total, n, n + 1)
         for K in sorted({1, 2, max(1, n // 2), n + 1}):
             top = dm._level_ends_top(z[::-1][:K - 1], total, n, K)
             assert all(np.array_equal(t, f[:K]) for t, f in zip(top, full, strict=True))
-            lower, upper = dm._level_sets_top(z[::-1][:K - 1], z[:K - 1], total, n, K, 0.0, 1.0)
+            lower, upper = dm.level_sets_top(z[::-1][:K - 1], z[:K - 1], total, n, K, 0.0, 1.0)
             lower_f, upper_f = dm.duff_mean_level_sets(y, (0.0, 1.0))
             assert np.array_equal(lower, lower_f[:K]) and np.array_equal(upper, upper_f[:K])
         monkeypatch.setattr(dm, "_INT64_MAX_N", 0)  # exact Python ints
@@ -140,7 +140,7 @@ def test_python_int_path_and_windowed_ends(monkeypatch):
 # ----------------------------------------------------------------------------- the release
 def all_pieces(s):
     """The near pieces and the positive-width pieces of both blocks, sorted by left end."""
-    left, right, numer = [s.left], [s.right], [dm._pieces(*s._ends(s.K))[2].astype(float)]
+    left, right, numer = [s.left], [s.right], [dm.pieces(*s._ends(s.K))[2].astype(float)]
     if s.K <= s.n:
         for side in (0, 1):
             nu, lft, rgt = s._far(side)

@@ -12,7 +12,7 @@ import pytest
 from scipy import special, stats
 
 import opendp_duff as dp
-from opendp_duff.measurements.duff_mode import duff_mode_utility
+from opendp_duff.duff_utility import duff_mode_utility
 from opendp_duff.samplers import seeded_rng_for_tests
 
 from helpers import rerun_once

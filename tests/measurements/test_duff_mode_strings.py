@@ -12,7 +12,7 @@ from scipy import special, stats
 
 import opendp_duff as dp
 from opendp_duff.audit import exact_privacy_loss
-from opendp_duff.measurements.duff_mode import duff_mode_utility
+from opendp_duff.duff_utility import duff_mode_utility
 
 from helpers import rerun_once
 

@@ -5,7 +5,7 @@ import importlib
 import opendp_duff as dp
 
 HELPERS = {"opendp_duff.measurements.duff": "duff_quantile_sample",
-           "opendp_duff.measurements.duff_mean": "duff_mean_step_function"}
+           "opendp_duff.duff_mean_utility": "duff_mean_step_function"}
 CONSTRUCTORS = ["make_duff_median", "make_duff_quantile", "make_duff_mean", "make_duff_mode",
                 "make_report_noisy_max_gumbel"]
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from opendp_duff.engines import selection as sel
-from opendp_duff.engines.rank_window import SelectedRecords, SortedRecords
+from opendp_duff.engines import SelectedRecords, SortedRecords
 from opendp_duff.engines.selection import select_window
 
 

@@ -294,6 +294,16 @@ def _c(v, run=True):
     return t
 
 
+@case("make_filter.predicate", "free")
+def _c(v, run=True):
+    pd = pytest.importorskip("pandas", reason="a data frame needs pandas (the pandas extra)")
+    dom = dp.dataframe_domain({"k": dp.atom_domain(T=float), "x": dp.atom_domain(T=float)})
+    t = dp.t.make_filter(dom, dp.symmetric_distance(), predicate=v)
+    if run:
+        assert t.output_domain.member(t(pd.DataFrame({"k": [1.0, 5.0], "x": SECRET[:2]}))) and t.map(1) == 1
+    return t
+
+
 def _truncate_release(t, k_rows):
     import pandas as pd
     frame = pd.DataFrame({"id": [1, 1, 1, 2], "g": ["a", "b", "a", "a"], "x": SECRET[:4]})
@@ -525,6 +535,18 @@ def _c(v, run=True):
     return meas
 
 
+@case("make_approximate_zCDP_to_approxDP.delta", "prob", np_value=0.0625)
+def _c(v, run=True):
+    rows = dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()
+    keys = rows >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=1.0, threshold=9.0, noise="gaussian")
+    meas = dp.c.make_approximate_zCDP_to_approxDP(keys, delta=v)
+    if run:
+        assert set(meas(["a", "b"])) <= {"a", "b"}
+        eps, delta = meas.map(1)
+        assert eps > 0 and delta >= float(v)
+    return meas
+
+
 def _make_lap(s):
     return dp.m.make_laplace(dp.atom_domain(T=float), dp.absolute_distance(T=float), scale=s)
 
@@ -737,7 +759,8 @@ def test_matrix_covers_every_public_constructor():
                       "make_change_one_to_symmetric", "make_composition", "make_pureDP_to_zCDP",
                       "make_select_column", "make_select_columns", "make_parallel_composition",
                       "make_pureDP_to_approxDP", "make_count_by_key",
-                      "make_zCDP_to_approxDP"}
+                      "make_zCDP_to_approxDP",
+                      "make_with_column"}   # a name and an expression (str): tests/transformations/test_row_wise.py
     public = {n for mod in (dp.t, dp.m, dp.c) for n in mod.__all__ if n.startswith("make_")}
     assert public - parameter_free <= covered, public - parameter_free - covered
 

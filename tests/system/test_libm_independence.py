@@ -269,6 +269,10 @@ CASES: dict[str, Callable[[], list]] = {
                                     for noise in ("laplace", "gaussian") for s in SCALES for t in (2.5, 30.0)],
     "then_threshold_keys": lambda: [(f"{s}", lambda s=s: RAW >> dp.t.then_count_by_key()
                                      >> dp.m.then_threshold_keys(scale=s, threshold=12.0)) for s in SCALES],
+    "make_approximate_zCDP_to_approxDP": lambda: [
+        (f"gaussian keys({s}),delta={d}", lambda s=s, d=d: dp.c.make_approximate_zCDP_to_approxDP(
+            RAW >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=s, threshold=30.0, noise="gaussian"),
+            delta=d)) for s in SCALES for d in (1e-9, 0.05)],
     "make_parallel_composition": lambda: _grouped(False),
     "then_parallel_composition": lambda: _grouped(True),
     "make_sequential_composition": lambda: _sequential(False),

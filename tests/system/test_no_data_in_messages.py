@@ -155,6 +155,13 @@ TABLE = {
     "make_truncate_per_group": (lambda: (FRAME_DOM, symmetric_id_distance("region"))
                                 >> dp.t.then_truncate_per_group("income", max_groups=1, contributions=1,
                                                                 key=bytes(16)), FRAME_MEMBER),
+    "make_filter": (lambda: FRAME >> dp.t.then_filter("income > 2.0") >> dp.t.then_select_column("income")
+                    >> dp.t.then_clamp((0.0, 10.0)), FRAME_MEMBER),
+    "make_with_column": (lambda: FRAME >> dp.t.then_with_column("half", "income / 2")
+                         >> dp.t.then_select_column("half"), FRAME_MEMBER),
+    "make_approximate_zCDP_to_approxDP": (lambda: dp.c.make_approximate_zCDP_to_approxDP(
+        RAW >> dp.t.then_count_by_key() >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0, noise="gaussian"),
+        delta=1e-6), MEMBER),
     "make_threshold_keys": (lambda: RAW >> dp.t.then_count_by_key()
                             >> dp.m.then_threshold_keys(scale=1.0, threshold=5.0), MEMBER),
 }

@@ -53,9 +53,9 @@ def test_every_path_a_proof_names_exists(doc):
 def test_codepin_is_pinned_like_a_listing(tmp_path):
     """pins.py checks a \\codepin exactly as a \\codelisting: a changed helper drifts."""
     doc = tmp_path / "d.tex"
-    doc.write_text("\\codepin{opendp_duff/_membership.py}{check_atom}{000000000000}\n")
+    doc.write_text("\\codepin{opendp_duff/membership.py}{check_atom}{000000000000}\n")
     [(path, region, recorded)] = pins.listings(doc)
-    assert (path, region, recorded) == ("opendp_duff/_membership.py", "check_atom", "000000000000")
+    assert (path, region, recorded) == ("opendp_duff/membership.py", "check_atom", "000000000000")
     assert pins.pin(ROOT / path, region) != recorded
     pins.update(doc)
     [(_, _, fresh)] = pins.listings(doc)
@@ -64,7 +64,7 @@ def test_codepin_is_pinned_like_a_listing(tmp_path):
 
 def test_the_check_finds_an_unpinned_helper_a_stale_name_and_a_moved_path(tmp_path):
     doc = tmp_path / "d.tex"
-    doc.write_text("See \\code{opendp\\_duff/\\_membership.py}. By the lemma on \\code{check\\_vector}, and\n"
+    doc.write_text("See \\code{opendp\\_duff/membership.py}. By the lemma on \\code{check\\_vector}, and\n"
                    "count\\_by\\_candidates and \\code{\\_clip\\_windoww} and \\code{np.sort};\n"
                    "the code was in opendp\\_duff/spark/grouped.py.\n"
                    "% \\code{commented\\_out} is not read\n")
@@ -75,6 +75,6 @@ def test_the_check_finds_an_unpinned_helper_a_stale_name_and_a_moved_path(tmp_pa
     assert names.unknown(doc) == ["_clip_windoww"]
     assert names.missing_paths(doc) == ["opendp_duff/spark/grouped.py"]
     # pinning the region that holds check_vector satisfies the check
-    doc.write_text(doc.read_text() + "\\codepin{opendp_duff/_membership.py}{check_vector}{0}\n")
+    doc.write_text(doc.read_text() + "\\codepin{opendp_duff/membership.py}{check_vector}{0}\n")
     rows = {name: where for name, _, where in names.inventory(doc)}
-    assert rows["check_vector"] == ("opendp_duff/_membership.py", "check_vector")
+    assert rows["check_vector"] == ("opendp_duff/membership.py", "check_vector")

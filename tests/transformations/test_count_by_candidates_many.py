@@ -13,12 +13,11 @@ import pytest
 import opendp_duff as dp
 from opendp_duff.errors import MakeError, MakeTypeError
 from opendp_duff.engines import candidates as counting
-from opendp_duff.transformations import count_by_candidates as cbc
 
 
 def one_by_one(candidates, T):
     """The element-by-element path: what validate_candidates returned before vectorising."""
-    return tuple(cbc._candidate(f"candidates[{i}]", c, T) for i, c in enumerate(candidates))
+    return tuple(counting._candidate(f"candidates[{i}]", c, T) for i, c in enumerate(candidates))
 
 
 GOOD = [
@@ -32,14 +31,14 @@ GOOD = [
 
 @pytest.mark.parametrize("candidates,T", GOOD)
 def test_vectorised_validation_gives_the_same_values(candidates, T):
-    got = cbc.validate_candidates(candidates, T)
+    got = counting.validate_candidates(candidates, T)
     want = one_by_one(candidates, T)
     assert got == want and [type(c) for c in got] == [type(c) for c in want]
     assert not any(isinstance(c, float) and np.signbit(c) and c == 0 for c in got)   # -0.0 is 0.0
-    cands = cbc.candidate_values(candidates, T)
+    cands = counting.candidate_values(candidates, T)
     assert isinstance(cands, counting.Candidates) and len(cands) == len(want)
     assert [cands[j] for j in range(len(cands))] == list(want)
-    assert cbc.candidate_values(cands, T) is cands
+    assert counting.candidate_values(cands, T) is cands
 
 
 BAD = [
@@ -62,7 +61,7 @@ BAD = [
 @pytest.mark.parametrize("candidates,T,error,match", BAD)
 def test_refusals_name_the_first_bad_candidate(candidates, T, error, match):
     with pytest.raises(error, match=match):
-        cbc.validate_candidates(candidates, T)
+        counting.validate_candidates(candidates, T)
 
 
 def brute_codes(cands, x):
@@ -83,7 +82,7 @@ def test_index_and_counts_equal_a_brute_force(monkeypatch, sort_keys, chunk):
          np.r_[np.linspace(-1, 1, 101)[::3], -0.0, 7.0, 5.0], float),
     ]
     for values, x, T in cases:
-        cands = cbc.candidate_values(values, T)
+        cands = counting.candidate_values(values, T)
         want = brute_codes([cands[j] for j in range(len(cands))], x)
         assert cands.index(x).tolist() == want
         assert cands.counts(x).tolist() == np.bincount(want, minlength=len(cands) + 1)[:-1].tolist()

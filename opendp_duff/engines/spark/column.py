@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from ..._membership import Refusal
+from ...membership import Refusal
 from ...domains import AtomDomain
 from ...errors import NotAMemberTypeError, NotAMemberValueError
 from . import _pyspark as ps

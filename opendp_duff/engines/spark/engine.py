@@ -24,7 +24,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..._constants import EXACT_INT_BOUND, INT64_MAX, INT64_MIN
-from ..._membership import Refusal
+from ...membership import Refusal
 from ...errors import NotAMemberTypeError
 from .._base import Engine, Predict
 from ..candidates import Candidates

@@ -22,7 +22,7 @@ computed by Spark, for every key of a grouped release at once:
    values below y_first (above y_last) with their multiplicities.
 
 The windows and tails returned are a function of each key's multiset of records alone, the
-same as :class:`~opendp_duff.engines.rank_window.SelectedRecords` returns on those
+same as :class:`~opendp_duff.engines.selection.SelectedRecords` returns on those
 records (``proofs/engines/spark/rank_windows.tex``), so the sampler on the driver draws
 from exactly the single-machine law.
 """

@@ -9,7 +9,7 @@ import pytest
 
 import opendp_duff as dp
 from opendp_duff.errors import NotAMemberTypeError, NotAMemberValueError
-from opendp_duff._membership import Refusal
+from opendp_duff.membership import Refusal
 from opendp_duff.engines import engine_for
 from opendp_duff.engines.spark import SparkColumn, collection
 from opendp_duff.samplers import byte_source_for_tests

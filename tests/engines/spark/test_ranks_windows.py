@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from opendp_duff.engines.rank_window import SelectedRecords
+from opendp_duff.engines import SelectedRecords
 from opendp_duff.engines.spark import SparkColumn, _brackets, collection, ranks
 from opendp_duff.engines.spark.parts import KID, VAL, keyed_rows, split_by_keys
 from opendp_duff.measurements.duff import sampler_ranks
