@@ -18,7 +18,7 @@ import attrs
 from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
-from ..expressions import Between, Compare, ExprType, In, IsNull, Logic, check, check_predicate, parse
+from ..expressions import Between, Compare, In, IsNull, Logic, parse
 from ..expressions import Column as ExprColumn
 from ..metrics import ChangeOneDistance
 from ..metrics_id import SymmetricIdDistance
@@ -140,7 +140,7 @@ class Planner:
         if getattr(state.chain.output_domain, "columns", None) is None:
             raise MakeError("this data is a single column: build the query without .column()")
         selected = attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
-        if step.name in state.not_null and selected.chain.output_domain.element_domain.nan:  # type: ignore[attr-defined]
+        if step.name in state.not_null and selected.chain.output_domain.element_domain.nan:
             # a filter kept only rows where the column is not NULL: the imputation never applies,
             # and the column's domain then says what the filter guarantees
             return self.apply(selected, trans.make_impute_constant, constant=0.0)
@@ -155,9 +155,7 @@ class Planner:
         missing = [b for b in step.by if b not in columns]
         if missing:
             raise MakeError(f"by ({missing[0]!r}) must be one of the declared columns {list(columns)!r}")
-        if len(step.by) != 1:
-            raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
-        by: Any = step.by[0]
+        by: Any = step.by[0] if len(step.by) == 1 else step.by     # a key is a value, or a tuple of values
         discovery = None
         keys = step.keys
         if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
@@ -167,8 +165,7 @@ class Planner:
                                 "give the public keys of several columns as tuples (keys=[(...), ...])")
             # the counts bound each person's rows on their own: k rows reach at most k keys, k rows
             # in all, where g groups of k rows would reach g keys but g k rows in all
-            counts = self.apply(self.apply(self.truncated(state), trans.make_select_column, key=by),
-                                trans.make_count_by_key).chain
+            counts = self.apply(self.truncated(state), trans.make_count_by_key, by=by).chain
             state = self.truncated(state, by)
 
             def partition(found: tuple[Any, ...]) -> Transformation:
@@ -184,23 +181,17 @@ class Planner:
         return State(part, Grouping(outer, step.by, tuple(domain.keys), discovery), not_null=state.not_null)
 
     def visit_filter(self, step: Filter, state: State) -> State:
-        filtered = self._row_wise(state, ".filter()", "make_filter", predicate=step.predicate)
+        filtered = self._row_wise(state, ".filter()", trans.make_filter, predicate=step.predicate)
         return attrs.evolve(filtered, not_null=state.not_null | not_null_columns(parse(step.predicate)))
 
     def visit_with_column(self, step: WithColumn, state: State) -> State:
-        return self._row_wise(state, ".with_column()", "make_with_column", name=step.name, expr=step.expr)
+        return self._row_wise(state, ".with_column()", trans.make_with_column, name=step.name, expr=step.expr)
 
-    def _row_wise(self, state: State, what: str, constructor: str, **kwargs: Any) -> State:
+    def _row_wise(self, state: State, what: str, make: Callable[..., Any], **kwargs: Any) -> State:
         """A row-wise step on the frame the plan reached (the data, or each group): the
         constructor types its expression against the frame's columns before any data is read."""
         if state.column is not None or getattr(state.chain.output_domain, "columns", None) is None:
             raise MakeError(f"{what} acts on the rows of a data frame: put it before .column()")
-        make = getattr(trans, constructor, None)
-        if make is None:
-            predicate = constructor == "make_filter"
-            typed(state.chain.output_domain, kwargs["predicate" if predicate else "expr"], predicate)
-            raise MakeError(f"{what} is typed against the data's columns, but this build cannot run it: "
-                            f"dp.t.{constructor} is missing")
         return self.apply(state, make, **kwargs)
 
     def visit_clamp(self, step: Clamp, state: State) -> State:
@@ -290,18 +281,6 @@ def not_null_columns(expr: Any) -> frozenset[str]:
     else:
         return frozenset()
     return frozenset(o.name for o in operands if isinstance(o, ExprColumn))
-
-
-def typed(domain: Any, text: str, predicate: bool) -> None:
-    """Type the expression ``text`` against the columns of the frame ``domain`` (a float column
-    that admits NaN is nullable): refuses an unknown column or a type mismatch, and a filter
-    whose expression is not a predicate."""
-    schema = {name: ExprType(elem.T, elem.T is float and bool(elem.nan)) for name, elem in domain.columns.items()}
-    expr = parse(text)
-    if predicate:
-        check_predicate(expr, schema)
-    else:
-        check(expr, schema)
 
 
 def compile_plan(steps: tuple[Step, ...], target: Target) -> Compiled:

@@ -195,3 +195,22 @@ def test_a_count_of_rows_reads_a_column_without_missing_values_or_imputes_one():
     ctx = context(pd.DataFrame(data), loss=dp.loss_of(epsilon=1e6))   # inferred: x may hold NaN
     out = ctx.query(epsilon=1e5).agg(n=dp.count()).release()
     assert abs(out["n"][0] - 3) < 1                                    # Laplace noise of scale 1e-5
+
+
+def test_grouping_by_several_columns_releases_a_column_per_key_part():
+    data = columns()
+    data["origin"] = ["JFK", "LGA"] * (len(data["carrier"]) // 2)
+    domain = dp.dataframe_domain({**DOMAIN.columns, "origin": dp.atom_domain(T=str)})
+    ctx = context(pd.DataFrame(data), domain=domain)
+    keys = [("AA", "JFK"), ("DL", "LGA"), ("ZZ", "JFK")]
+    plan = ctx.query(epsilon=1.0).group_by(["carrier", "origin"], keys=keys).agg(
+        n=dp.count(), median=dp.median("arr_delay", bounds=BOUNDS))
+    assert dp.Query.from_json(plan.to_json()) == plan
+    out = plan.release()
+    assert list(out.columns) == ["carrier", "origin", "n", "median"]
+    assert list(zip(out["carrier"], out["origin"], strict=True)) == keys
+    with pytest.raises(MakeError, match="grouping column"):
+        ctx.query(epsilon=1.0).group_by(["carrier", "origin"], keys=keys).agg(origin=dp.count())
+    approx = context(pd.DataFrame(data), loss=dp.loss_of(epsilon=1.0, delta=1e-6), domain=domain)
+    with pytest.raises(MakeError, match="discovered for one column"):
+        approx.query(epsilon=1.0, delta=1e-6).group_by(["carrier", "origin"])

@@ -41,3 +41,18 @@ def test_agg_on_spark_equals_agg_on_pandas(frames):
         rows = [tuple(r) for r in spark_release.collect()]
         assert rows == [tuple(r) for r in pandas_release.itertuples(index=False)]
     assert contexts[0].spent == contexts[1].spent == 2.0
+
+
+def test_keys_discovered_on_spark_equal_those_on_pandas(frames):
+    columns = {"g": dp.atom_domain(T=str), "x": dp.atom_domain(T=float)}
+    contexts = [dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
+                                      privacy_loss=dp.loss_of(epsilon=10.0, delta=1e-6),
+                                      domain=dp.dataframe_domain(columns, engine=engine))
+                for df, engine in zip(frames, ("spark", None), strict=True)]
+    got = []
+    for ctx in contexts:
+        with seeded_rng_for_tests(400):
+            got.append(ctx.query(epsilon=1.0, delta=1e-7).group_by("g").agg(n=dp.count()).release())
+    spark_release, pandas_release = got
+    assert [tuple(r) for r in spark_release.collect()] == [tuple(r) for r in pandas_release.itertuples(index=False)]
+    assert set(pandas_release["g"]) <= {"a", "b", "c"} and {"a", "b"} <= set(pandas_release["g"])
