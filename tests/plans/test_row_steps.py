@@ -4,7 +4,10 @@ They are data-free values holding an expression's canonical text (two spellings 
 expression are one step; a syntax error is refused when the step is built), travel as JSON,
 and are typed against the data's columns before any data is read: an unknown column, a type
 mismatch, or a filter that is not a predicate is refused when a bound query adds the step, and
-charges nothing."""
+charges nothing.  A filter's conjuncts tell which columns it leaves without missing values; its
+rows, and a derived column, feed every statistic of an ``agg`` on pandas and Polars (compared
+with the exact count and median of the filtered rows, at an epsilon where noise is negligible);
+a column no query reads may hold missing values."""
 import numpy as np
 import pytest
 
