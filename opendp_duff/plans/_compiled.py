@@ -279,6 +279,10 @@ class Compiled:
         if grouping.discovery is None:
             keys = grouping.keys
             return self._parallel(part) >> (lambda releases: (keys, releases))
+        zero = part.map(0)      # the stand-in's bound covers every key set only if an unchanged group costs 0
+        if any(z != 0 for z in (zero if isinstance(zero, tuple) else (zero,))):
+            raise MakeError(f"discovering keys needs a statistic that costs nothing on an unchanged group, not "
+                            f"{zero!r}: give the public keys")
         keys_budget = self._split(budget)[0]
         found = grouping.discovery.keys(self.target.d_in, keys_budget)
         return grouping.discovery.measurement(found, self._parallel(part), lambda outer: self._parallel(part, outer))

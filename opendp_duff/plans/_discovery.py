@@ -11,12 +11,14 @@ in two stages on the same data:
 
 Stage 2 is chosen after stage 1's release (adaptive composition of two stages, [DR14] Thm 3.16
 for (epsilon, delta)), so its loss must be bounded whatever keys stage 1 releases.  The
-parallel composition's map at a partition distance (l0, l1, linf) depends on the keys only
-through their number m, and grows with m until m reaches l0 (a person's rows differ in at
-most l0 parts); stage 2 is therefore calibrated on a stand-in partition of placeholder keys,
-at least as many as the l0 the privacy unit reaches, and its map bounds stage 2 for every key
-set.  The whole map is the composition's map (``dp.c.make_composition``) of stage 1 and that
-stand-in, so it is the exact sum of the two, rounded up.
+parallel composition's map at a partition distance (l0, l1, linf) depends on the number of
+keys n only through n times the part's map at 0 and through min(l0, l1, n) (a person's rows
+differ in at most l0 parts); with a part that costs nothing on an unchanged group (checked when
+the plan is calibrated; true of every measurement of the library) it grows with n until n
+reaches l0.  Stage 2 is therefore calibrated on a stand-in partition of placeholder keys, as
+many as the l0 the privacy unit reaches, and its map bounds stage 2 for every key set.  The
+whole map is the composition's map (``dp.c.make_composition``) of stage 1 and that stand-in,
+so it is the exact sum of the two, rounded up.
 """
 from __future__ import annotations
 
