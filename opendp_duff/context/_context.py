@@ -58,7 +58,7 @@ class Context:
     def __init__(self, *, data: Any, engine: Engine, privacy_unit: PrivacyUnit, privacy_loss: PrivacyLoss,
                  shares: Optional[Shares], domain: Any) -> None:
         self.privacy_unit, self.privacy_loss, self.domain = privacy_unit, privacy_loss, domain
-        self._engine, self._shares, self._used = engine, shares, 0
+        self._engine, self._shares, self._used, self._data = engine, shares, 0, data
         self._lock = threading.RLock()
         self._compiled: dict[Query, Compiled] = {}
         key = None if privacy_unit.contributions is None else draw_truncation_key()   # secret, per context
@@ -261,6 +261,10 @@ class Context:
             compiled = self._compiled.get(plan)
         if compiled is None:
             compiled = compile_plan(plan.steps, self.target)
+            grouping = compiled.state.grouping   # keys the data's schema rules out: refused before a read
+            refusal = None if grouping is None else self._engine.keys_refusal(self._data, grouping.by, grouping.keys)
+            if refusal is not None:
+                raise MakeError(refusal)
             with self._lock:
                 if len(self._compiled) >= _CACHE_SIZE:
                     self._compiled.pop(next(iter(self._compiled)))

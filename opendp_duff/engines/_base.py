@@ -86,6 +86,12 @@ class Engine:
         """A copy of an admitted member that later changes to the caller's object cannot reach."""
         return data
 
+    def keys_refusal(self, data: object, by: str, keys: tuple[Any, ...]) -> str | None:
+        """Why the public ``keys`` of the column ``by`` cannot occur in ``data`` by its schema
+        (a type that fixes the values a column can hold), or None.  Reads the schema only, never
+        a value; the reason names the column and the public keys, never the data."""
+        return None
+
     # ---- admission --------------------------------------------------------------------------
 
     def check_frame(self, domain: Any, x: object) -> Any:

@@ -3,8 +3,10 @@
 A LazyFrame is admitted by collecting its declared columns (one collection): the collected
 DataFrame is the admitted value, so every later step reads the same rows.  Column names are
 unique; a null reads as NaN in a numeric column and as None in a string column.  Key columns
-of type Enum or Categorical are compared as strings, so a public key outside an Enum's
-categories is an empty part, never an error.  Proof: ``proofs/engines/local.tex`` (L2).
+of type Enum or Categorical are compared as strings.  An Enum fixes the values its column can
+hold, so public keys outside its categories are refused when a plan is compiled for the data
+(:meth:`PolarsEngine.keys_refusal`), before any value is read.  Proof:
+``proofs/engines/local.tex`` (L2).
 """
 from __future__ import annotations
 
@@ -96,6 +98,26 @@ class PolarsEngine(LocalFrames):
             if elem is not None:
                 columns[name] = elem
         return dataframe_domain(columns)
+
+    def keys_refusal(self, data: object, by: str, keys: tuple[Any, ...]) -> str | None:
+        """Public keys that an Enum key column cannot hold (its categories are its dtype's: the
+        schema, not the data).  A Categorical column has no fixed categories: nothing to refuse."""
+        pl = self._pl()
+        if pl is None or not self.is_frame(data):
+            return None
+        try:
+            schema = data.collect_schema() if self._lazy(data) else data.schema  # type: ignore[attr-defined]
+            dtype = schema.get(by)
+            if dtype is None or not isinstance(dtype, pl.Enum):
+                return None
+            categories = set(dtype.categories.to_list())
+        except Exception:  # noqa: BLE001 - an unreadable schema: the split's rule applies (no row matches)
+            return None
+        outside = [key for key in keys if key not in categories]
+        if not outside:
+            return None
+        return (f"group_by({by!r}): column {by!r} is a Polars Enum, and the public keys {outside!r} are not among "
+                "its categories, so they can hold no rows: give keys from the Enum's categories")
 
     def snapshot(self, data: object) -> Any:
         pl = self._pl()

@@ -1,6 +1,8 @@
 """make_int_to_float: integer records as the floats of the same value, exactly."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from .._constants import EXACT_INT_BOUND
@@ -14,6 +16,22 @@ from ._common import dataset_space
 __all__ = ["make_int_to_float", "then_int_to_float"]
 
 
+# [proof:int_to_float_kernel]
+def _int_to_float_local(x: Any, bounds: tuple[float, float]) -> np.ndarray:
+    return as_array(x, int).astype(np.float64)   # each record k, |k| <= 2^53: exactly float(k)
+
+
+def _kernel(input_domain: VectorDomain) -> Callable[[Any, tuple[float, float]], Any]:
+    """The cast of the domain's engine: a Spark column is cast lazily, by a step of the column
+    (:mod:`._cast_spark`); a local column (numpy, or read from pandas or Polars, eager or
+    lazy) into a new float64 array."""
+    if input_domain.engine == "spark":
+        from ._cast_spark import int_to_float_spark
+        return int_to_float_spark
+    return _int_to_float_local
+# [end:int_to_float_kernel]
+
+
 def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Transformation:
     """Replace each integer record k by the float of the same value, exactly.
 
@@ -21,14 +39,15 @@ def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Trans
     some integers are not, and the cast would round them, so the input must be bounded inside
     [-2^53, 2^53] first (``make_clamp`` with integer bounds).  This is how an integer column
     reaches the float statistics (the Duff median, quantiles and mean, the sum, the smooth
-    mechanisms).
+    mechanisms).  The domain's engine casts: a local column into a new float64 array; a Spark
+    column lazily (a row-wise step its statistics evaluate).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T=int, bounds=(lo, hi)))`` with
-          -2^53 <= lo <= hi <= 2^53; any ``size``, sorted or not.
+          -2^53 <= lo <= hi <= 2^53; any ``size``, sorted or not, any engine.
         * Input metric: ``symmetric_distance()`` or ``change_one_distance()`` (known size).
         * Output domain: ``vector_domain(atom_domain(T=float, bounds=(lo, hi)))`` with the same
-          size and sortedness (the cast is increasing).
+          size, sortedness (the cast is increasing) and engine.
         * Output metric: the input metric.
 
     Args:
@@ -42,8 +61,8 @@ def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Trans
     Raises:
         MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither
             ``symmetric_distance()`` nor ``change_one_distance()``.
-        MakeError: an element type other than int, no bounds, bounds outside [-2^53, 2^53], a domain
-            that names an engine; ``change_one_distance()`` on a domain of unknown size.
+        MakeError: an element type other than int, no bounds, bounds outside [-2^53, 2^53];
+            ``change_one_distance()`` on a domain of unknown size.
         NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
             ``input_domain``, before its function runs; the message quotes no data.
         MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
@@ -60,16 +79,18 @@ def make_int_to_float(input_domain: VectorDomain, input_metric: Metric) -> Trans
         ([3.0, 100.0, 0.0], (0.0, 100.0), 1)
     """
     # [proof:make_int_to_float]
-    elem = dataset_space(input_domain, input_metric, T=int, need_bounds=True)
+    elem = dataset_space(input_domain, input_metric, T=int, need_bounds=True, any_engine=True)
     assert elem.bounds is not None                 # by dataset_space
     lo, hi = elem.bounds
     if not -EXACT_INT_BOUND <= lo <= hi <= EXACT_INT_BOUND:
         raise MakeError(f"input_domain ({input_domain!r}): the bounds must lie within [-2^53, 2^53], where "
                         "every integer is exactly a float: clamp to such integer bounds first")
-    out = input_domain.with_(element_domain=AtomDomain(float, (float(lo), float(hi)), False))
+    bounds = (float(lo), float(hi))                # exact: |lo|, |hi| <= 2^53
+    out = input_domain.with_(element_domain=AtomDomain(float, bounds, False))
+    kernel = _kernel(input_domain)
 
     def function(x):
-        return as_array(x, int).astype(np.float64)   # each record k, |k| <= 2^53: exactly float(k)
+        return kernel(x, bounds)                   # each record k: exactly float(k)
 
     return Transformation(input_domain, out, input_metric, input_metric, function, lambda d_in: d_in)
     # [end:make_int_to_float]
