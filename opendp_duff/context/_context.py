@@ -261,8 +261,10 @@ class Context:
             compiled = self._compiled.get(plan)
         if compiled is None:
             compiled = compile_plan(plan.steps, self.target)
-            grouping = compiled.state.grouping   # keys the data's schema rules out: refused before a read
-            refusal = None if grouping is None else self._engine.keys_refusal(self._data, grouping.by, grouping.keys)
+            grouping = compiled.state.grouping   # public keys the data's schema rules out: refused before a read
+            refusal = None
+            if grouping is not None and grouping.discovery is None and len(grouping.by) == 1:
+                refusal = self._engine.keys_refusal(self._data, grouping.by[0], grouping.keys)
             if refusal is not None:
                 raise MakeError(refusal)
             with self._lock:

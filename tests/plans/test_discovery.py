@@ -12,7 +12,9 @@
   single-person key with probability at most 5 * 1e-6 (the map's delta for one key, times the
   5 such keys), so some trial does with probability at most 2000 * 5e-6 = 1e-2, twice in a row
   (``rerun_once``) at most 1e-4; the key of 10,000 rows is missed with probability below
-  e^{-4000} per release (threshold < 30, noise scale 2).
+  e^{-4000} per release (threshold < 30, noise scale 2).  The (seeded) Polars Enum test releases its
+  key of one row with probability below 1e-6 and misses a key of 300 rows below e^{-100}, twice in
+  a row below 1e-12.
 """
 from fractions import Fraction
 
@@ -105,3 +107,20 @@ def test_the_summary_states_the_count_from_which_a_key_appears():
     keys = rows[0]
     assert keys["mechanism"] == "threshold_keys" and keys["unit"] == "count" and keys["budget"] == (1.0, 1e-6)
     assert 14 < keys["accuracy"] < 40           # threshold near 1 + 2 ln(1 / 2e-6) ~ 27, plus the noise's 2 ln 10
+
+
+@rerun_once(6022)
+def test_keys_discovered_from_a_polars_enum_column_are_never_refused_by_its_categories():
+    """The public-keys check of an Enum column (keys outside its categories are refused) does
+    not apply to discovered keys, which come from the column itself."""
+    pl = pytest.importorskip("polars")
+    codes = pl.Series(["A"] * 300 + ["B"] * 300 + ["C"], dtype=pl.Enum(["A", "B", "C", "D"]))
+    df = pl.DataFrame({"code": codes, "x": np.linspace(0.0, 1.0, 601)})
+    ctx = dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
+                                privacy_loss=dp.loss_of(epsilon=4.0, delta=1e-6),
+                                domain=dp.dataframe_domain({"code": dp.atom_domain(T=str),
+                                                            "x": dp.atom_domain(T=float)}))
+    out = ctx.query(epsilon=2.0, delta=1e-6).group_by("code").agg(n=dp.count()).release()
+    assert list(out["code"]) == ["A", "B"]      # C (one row) passes with probability below 1e-6
+    with pytest.raises(MakeError, match="Enum"):
+        ctx.query(epsilon=1.0).group_by("code", keys=["A", "Z"]).agg(n=dp.count())
