@@ -333,6 +333,11 @@ def make_approximate_zCDP_to_approxDP(measurement: Measurement, delta: float) ->
     Raises:
         MakeTypeError: ``measurement`` is not a Measurement, or ``delta`` is not a number.
         MakeError: the measure is another one, or ``delta`` is outside (0, 1).
+        NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
+            ``input_domain``, before any randomness is drawn; the message quotes no data.
+        EntropyError: the random source failed when the measurement was called (checked before the
+            function runs, independently of the data).
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/combinators/measure_cast/make_approximate_zCDP_to_approxDP.tex``.
 

@@ -80,6 +80,7 @@ def check(expr: Expr, schema: Schema) -> ExprType:
 # [end:check]
 
 
+# [proof:check_predicate]
 def check_predicate(expr: Expr, schema: Schema) -> ExprType:
     """:func:`check`, and refuse ``expr`` unless it is a predicate (its type is bool): what a
     filter needs, since it keeps a row only where the predicate is TRUE."""
@@ -87,6 +88,7 @@ def check_predicate(expr: Expr, schema: Schema) -> ExprType:
     if result.T is not bool:
         raise MakeError(f"a filter needs a predicate (bool), but `{to_text(expr)}` is {result.T.__name__}")
     return result
+# [end:check_predicate]
 
 
 def annotate(expr: Expr, schema: Schema) -> dict[Expr, ExprType]:

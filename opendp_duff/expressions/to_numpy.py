@@ -198,12 +198,14 @@ class NumpyExpression:
         return Values(data if data.ndim else np.broadcast_to(data, rows).copy(),
                       null if null.ndim else np.broadcast_to(null, rows).copy())
 
+    # [proof:NumpyExpression.mask]
     def mask(self, columns: Any) -> Any:
         """A filter's mask: True exactly where the predicate is TRUE (not FALSE, not NULL)."""
         if self.type.T is not bool:
             raise MakeError(f"a mask needs a predicate (bool), not {self.type.T.__name__}")
         values = self.values(columns)
         return values.data & ~values.null
+    # [end:NumpyExpression.mask]
 
     def column(self, columns: Any) -> Any:
         """The values as a masked array of float64, int64, bool or object (str); NULL masked."""

@@ -50,11 +50,13 @@ class PandasExpression(NumpyExpression):
     def _primitives(self, df: Any) -> NumpyPrimitives:
         return NumpyPrimitives(lambda name, T: read_series(df[name], T), len(df))
 
+    # [proof:PandasExpression.mask]
     def mask(self, df: Any) -> Any:
         """A filter's mask, a bool Series on ``df``'s index: True exactly where the predicate is
         TRUE (``df[mask]`` keeps those rows)."""
         import pandas as pd
         return pd.Series(super().mask(df), index=df.index, dtype=bool)
+    # [end:PandasExpression.mask]
 
     def column(self, df: Any) -> Any:
         """The values as a Series on ``df``'s index: float64 (NULL as NaN); int64 or, when the
@@ -71,6 +73,7 @@ class PandasExpression(NumpyExpression):
         return pd.Series(array, index=df.index, dtype=object if T is str else None)
 
 
+# [proof:compile_pandas]
 def compile_pandas(expr: Expr, schema: Schema) -> PandasExpression:
     """Check ``expr`` against ``schema`` and prepare it for pandas DataFrames.
 
@@ -79,3 +82,4 @@ def compile_pandas(expr: Expr, schema: Schema) -> PandasExpression:
     """
     types = annotate(expr, schema)
     return PandasExpression(expr, types[expr], types)
+# [end:compile_pandas]

@@ -110,6 +110,7 @@ class PolarsPrimitives:
         return self._via_int128(a.cast(self.pl.Int128).abs()) if T is int else a.abs()
 
 
+# [proof:compile_polars]
 def compile_polars(expr: Expr, schema: Schema) -> Any:
     """Check ``expr`` against ``schema`` and compile it to a ``polars.Expr`` whose dtype is
     Float64, Int64, Boolean or String (NULL as null).
@@ -121,8 +122,10 @@ def compile_polars(expr: Expr, schema: Schema) -> Any:
     types = annotate(expr, schema)
     check_polars_names(expr)
     return lower_settled(expr, types, PolarsPrimitives())
+# [end:compile_polars]
 
 
+# [proof:check_polars_names]
 def check_polars_names(expr: Expr) -> None:
     """Refuse an expression naming a column that Polars would read as a pattern (``*``, or
     ``^...$``); Polars is not imported, so a constructor can refuse before any data is read.
@@ -136,3 +139,4 @@ def check_polars_names(expr: Expr) -> None:
         stack.extend(children(node))
         if isinstance(node, Column) and (node.name == "*" or (node.name.startswith("^") and node.name.endswith("$"))):
             raise MakeError(f"column name {node.name!r} is a pattern in Polars, not a name")
+# [end:check_polars_names]

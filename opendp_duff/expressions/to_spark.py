@@ -101,6 +101,7 @@ class SparkPrimitives:
         return F.transform(F.array(a), lambda v: F.when(v < 0, F.try_subtract(self.zero, v)).otherwise(v))[0]
 
 
+# [proof:compile_spark]
 def compile_spark(expr: Expr, schema: Schema) -> Any:
     """Check ``expr`` against ``schema`` and compile it to a ``pyspark.sql.Column`` of type
     double, long, boolean or string (NULL as null); no Python UDF.
@@ -110,3 +111,4 @@ def compile_spark(expr: Expr, schema: Schema) -> Any:
     """
     types = annotate(expr, schema)              # refusals come before pyspark is touched
     return lower_settled(expr, types, SparkPrimitives())
+# [end:compile_spark]

@@ -22,6 +22,7 @@ from ..engines.candidates import validate_candidates
 __all__ = ["validate_tuple_keys", "tuple_codes"]
 
 
+# [proof:validate_tuple_keys]
 def validate_tuple_keys(keys: Any, types: Sequence[type]) -> tuple[tuple[Any, ...], ...]:
     """Distinct tuples, one value per key column, each validated (and converted) as
     ``make_count_by_candidates`` validates a candidate of its column's type; errors name
@@ -44,6 +45,7 @@ def validate_tuple_keys(keys: Any, types: Sequence[type]) -> tuple[tuple[Any, ..
     if len(set(out)) != len(out):
         raise MakeError("keys must be distinct tuples (once each value is read as its column's type)")
     return out
+# [end:validate_tuple_keys]
 
 
 # [proof:tuple_codes]

@@ -10,34 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import attrs
 import numpy as np
 
-from ..domains import AtomDomain
 from ..engines import LocalPart, engine_for
-from ..expressions import ExprType, compile_pandas, compile_polars
-from ..expressions.nodes import Expr
+from ..expressions import compile_pandas, compile_polars
+from ._row_step import RowStep
 
-__all__ = ["RowStep", "row_kernel", "local_rows"]
-
-
-@attrs.frozen(eq=False)
-class RowStep:
-    """A checked row-wise step.
-
-    Attributes:
-        expr: the expression (a predicate for a filter), typed against ``schema``.
-        names: the declared columns, in the output's order.
-        schema: the expression schema of the declared columns.
-        name: the derived column's name, or None for a filter.
-        column: the derived column's atom domain (NaN for NULL when it admits NaN), or None.
-    """
-
-    expr: Expr
-    names: tuple[str, ...]
-    schema: dict[str, ExprType]
-    name: str | None
-    column: AtomDomain | None
+__all__ = ["row_kernel", "local_rows"]
 
 
 # [proof:row_kernel]

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..engines.spark.column import quoted
 from ..expressions import compile_spark
-from ._row_wise_kernels import RowStep
+from ._row_step import RowStep
 
 __all__ = ["spark_rows"]
 

@@ -122,6 +122,7 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
 then_partition_by = then(make_partition_by)
 
 
+# [proof:by_columns]
 def _by_columns(by: Any, domain: DataFrameDomain) -> tuple[str, ...]:
     """``by`` as a tuple of distinct declared column names."""
     names = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, (list, tuple)) else None
@@ -130,4 +131,5 @@ def _by_columns(by: Any, domain: DataFrameDomain) -> tuple[str, ...]:
         raise MakeError(f"by ({by!r}) must be one of the declared columns {list(domain.columns)!r}, or a "
                         "non-empty sequence of distinct declared columns")
     return names
+# [end:by_columns]
 

@@ -21,19 +21,23 @@ from ..domains import AtomDomain
 from ..frames.domain import DataFrameDomain
 from ..metrics import Metric, SymmetricDistance
 from ..metrics_id import GroupedSymmetricDistance, SymmetricIdDistance
-from ._row_wise_kernels import RowStep, row_kernel
+from ._row_step import RowStep
+from ._row_wise_kernels import row_kernel
 
 __all__ = ["make_filter", "then_filter", "make_with_column", "then_with_column", "frame_schema"]
 
 ROW_METRICS = (SymmetricDistance, SymmetricIdDistance, GroupedSymmetricDistance)
 
 
+# [proof:frame_schema]
 def frame_schema(domain: DataFrameDomain) -> dict[str, ExprType]:
     """The schema of the expression language for a frame domain: each declared column with its
     element type, nullable exactly when it is a float column that admits NaN (NaN is NULL)."""
     return {name: ExprType(elem.T, elem.T is float and elem.nan) for name, elem in domain.columns.items()}
+# [end:frame_schema]
 
 
+# [proof:row_space]
 def _row_space(input_domain: Any, input_metric: Any, text: Any, what: str) -> Expr:
     """Check the space shared by the row-wise constructors and parse the expression."""
     v.instance("input_domain", input_domain, DataFrameDomain, "a DataFrameDomain (dp.dataframe_domain)")
@@ -54,8 +58,10 @@ def _row_space(input_domain: Any, input_metric: Any, text: Any, what: str) -> Ex
     if input_domain.engine in (None, "polars"):      # Polars would read some names as patterns
         check_polars_names(expr)
     return expr
+# [end:row_space]
 
 
+# [proof:row_transformation]
 def _transformation(input_domain: DataFrameDomain, output_domain: DataFrameDomain, input_metric: Metric,
                     step: RowStep) -> Transformation:
     kernel: Callable[[Any, RowStep], Any] = row_kernel(input_domain)
@@ -64,6 +70,7 @@ def _transformation(input_domain: DataFrameDomain, output_domain: DataFrameDomai
         return kernel(frame, step)
 
     return Transformation(input_domain, output_domain, input_metric, input_metric, function, lambda d_in: d_in)
+# [end:row_transformation]
 
 
 def make_filter(input_domain: DataFrameDomain, input_metric: Metric, predicate: str) -> Transformation:
@@ -104,6 +111,9 @@ def make_filter(input_domain: DataFrameDomain, input_metric: Metric, predicate: 
         MakeError: the domain declares no column; the metric names an undeclared column;
             ``predicate`` is not an expression (``ExpressionSyntaxError``, with the
             position), names an unknown column, is ill-typed or is not of type bool.
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/row_wise/make_filter.tex``.
 
@@ -188,6 +198,9 @@ def make_with_column(input_domain: DataFrameDomain, input_metric: Metric, name: 
             ``name`` is empty or is a declared column; ``expr`` is not an expression, names an
             unknown column, is ill-typed, is a predicate (bool), or is an int that may be NULL
             (overflow; compute it in float).
+        NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
+            ``input_domain``, before its function runs; the message quotes no data.
+        MapError: ``map`` at a ``d_in`` that is not a distance of ``input_metric``.
 
     Proof: ``proofs/transformations/row_wise/make_with_column.tex``.
 
