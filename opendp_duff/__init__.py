@@ -13,7 +13,7 @@ from . import c, engines, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
 from .context import Context, loss_of, unit_of
-from .plans import Query, query
+from .plans import Query, count, mean, median, mode, quantile, query, sum  # noqa: A004
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabled, MakeError, MakeTypeError,
@@ -57,6 +57,7 @@ __all__ = [
     "Transformation", "Measurement", "PartialConstructor", "binary_search_param",
     # the analyst's layer: a dataset behind a budget
     "Context", "Query", "query", "unit_of", "loss_of",
+    "count", "median", "quantile", "mean", "sum", "mode",
     "AtomDomain", "VectorDomain", "atom_domain", "vector_domain",
     "DataFrameDomain", "PartitionDomain", "dataframe_domain", "Queryable",
     "Metric", "Measure",

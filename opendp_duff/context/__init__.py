@@ -6,7 +6,7 @@
 * :func:`unit_of`, :func:`loss_of` -- the privacy unit and the budget.
 """
 from ..plans import Query
-from ._budget import PrivacyLoss, PrivacyUnit, Shares, loss_of, unit_of
+from ._budget import PrivacyLoss, PrivacyUnit, loss_of, unit_of
 from ._context import Context
 
-__all__ = ["Context", "Query", "unit_of", "loss_of", "PrivacyUnit", "PrivacyLoss", "Shares"]
+__all__ = ["Context", "Query", "unit_of", "loss_of", "PrivacyUnit", "PrivacyLoss"]

@@ -8,7 +8,6 @@ an amount spent up (:func:`shown` adds a short repr that keeps that direction).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .. import _validate as v
@@ -16,22 +15,57 @@ from .. import arithmetic as ar
 from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
-from ..plans import measure_name
+from ..metrics_id import symmetric_id_distance
+from ..plans import Shares, exact, measure_name
 
 __all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of", "Shares"]
 
 Budget = Union[float, Tuple[float, float]]
-Exact = Tuple[Fraction, ...]
 Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence]
 
 
-class PrivacyUnit(NamedTuple):
-    """What one person may change in the data: a dataset metric and the distance ``d_in``
-    between the data with and without that person, or with that person's rows changed
-    (unpacks as ``metric, d_in``)."""
-
+class _Unit(NamedTuple):
     metric: Metric
     d_in: int
+
+
+class PrivacyUnit(_Unit):
+    """What one person may change in the data: a dataset metric and the distance ``d_in``
+    between the data with and without that person, or with that person's rows changed (a pair:
+    it unpacks as ``metric, d_in``).  A unit by identifier also says how many rows
+    (``contributions``) and groups (``max_groups``) of each person a query keeps."""
+
+    contributions: Optional[int]
+    max_groups: Optional[int]
+
+    def __new__(cls, metric: Metric, d_in: int, contributions: Optional[int] = None,
+                max_groups: Optional[int] = None) -> PrivacyUnit:
+        unit = super().__new__(cls, metric, d_in)
+        unit.__dict__.update(contributions=contributions, max_groups=max_groups)
+        return unit
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a privacy unit is immutable: cannot set {name}")
+
+    def bounds(self) -> tuple[Optional[int], Optional[int]]:
+        """(contributions, max_groups): what a unit by identifier keeps of each person."""
+        return self.contributions, self.max_groups
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PrivacyUnit) and self.bounds() != other.bounds():
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((tuple(self), self.bounds()))
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {name}={value!r}" for name, value in zip(("contributions", "max_groups"), self.bounds(),
+                                                                     strict=True) if value is not None)
+        return f"PrivacyUnit(metric={self.metric!r}, d_in={self.d_in!r}{extra})"
 
 
 class PrivacyLoss(NamedTuple):
@@ -41,10 +75,11 @@ class PrivacyLoss(NamedTuple):
     budget: Budget
 
 
-def unit_of(*, contributions: Optional[int] = None, changes: Optional[int] = None) -> PrivacyUnit:
+def unit_of(*, contributions: Optional[int] = None, changes: Optional[int] = None,
+            identifier: Optional[str] = None, max_groups: Optional[int] = None) -> PrivacyUnit:
     """The privacy unit: how many rows one person's data may add, remove or change.
 
-    Give one argument:
+    Give one of:
 
     * ``contributions=k``: one person adds or removes at most k rows (the data's size is
       private).  ``PrivacyUnit(symmetric_distance(), k)``: neighbouring datasets differ by at
@@ -55,16 +90,30 @@ def unit_of(*, contributions: Optional[int] = None, changes: Optional[int] = Non
       whose data size is public requires this unit: under the symmetric distance a person's
       rows would have to disappear, which a public size rules out, and a release calibrated to
       one row added or removed would protect nobody.
+    * ``identifier="user", contributions=k`` (and ``max_groups=g`` for grouped queries): a
+      person is all the rows sharing a value of the column ``identifier``, however many
+      (``symmetric_id_distance(identifier)``, d_in = 1 person).  Every query first keeps at
+      most k rows of each person (``make_truncate_per_id``), or, when it groups, at most g of
+      the person's groups with at most k rows in each (``make_truncate_per_group``); which
+      rows is decided by a keyed hash whose secret key the context draws from the samplers
+      and never shows ([WZLDSG20]).  A statistic is then charged k rows per person (g groups
+      of k rows when grouped), whatever the data.
 
     Args:
-        contributions: an integer >= 1.
+        contributions: an integer >= 1 (rows per person, or per person and group).
         changes: an integer >= 1.
+        identifier: the name of a column of int or str values identifying a person.
+        max_groups: with ``identifier``, an integer >= 1: the groups of each person a grouped
+            query keeps (default: any number, each person's k rows kept before grouping).
 
     Returns:
         The :class:`PrivacyUnit`.
 
     Raises:
-        MakeError: neither or both arguments; a value that is not a positive integer.
+        MakeError: neither or both of ``contributions`` and ``changes``; ``identifier`` with
+            ``changes`` or without ``contributions``; ``max_groups`` without ``identifier``; a
+            value that is not a positive integer.
+        MakeTypeError: an identifier that is not a non-empty column name.
 
     Example:
         >>> import opendp_duff as dp
@@ -72,10 +121,22 @@ def unit_of(*, contributions: Optional[int] = None, changes: Optional[int] = Non
         PrivacyUnit(metric=SymmetricDistance(), d_in=2)
         >>> dp.unit_of(changes=1)
         PrivacyUnit(metric=ChangeOneDistance(), d_in=1)
+        >>> dp.unit_of(identifier="user", contributions=5, max_groups=2)
+        PrivacyUnit(metric=SymmetricIdDistance(identifier='user'), d_in=1, contributions=5, max_groups=2)
     """
     if (contributions is None) == (changes is None):
         raise MakeError("give the privacy unit as contributions=k (rows added or removed) or changes=k "
                         "(rows changed, in data of a public size), exactly one of them")
+    if identifier is not None:
+        if changes is not None:
+            raise MakeError("a unit by identifier bounds each person's rows with contributions=k, not changes=k")
+        return PrivacyUnit(symmetric_id_distance(identifier), 1,
+                           v.number("contributions", contributions, integer=True, positive=True),
+                           None if max_groups is None else v.number("max_groups", max_groups, integer=True,
+                                                                    positive=True))
+    if max_groups is not None:
+        raise MakeError(f"max_groups ({max_groups!r}) bounds the groups of a person named by an identifier: "
+                        "give identifier= too")
     if changes is not None:
         return PrivacyUnit(ChangeOneDistance(), v.number("changes", changes, integer=True, positive=True))
     return PrivacyUnit(SymmetricDistance(), v.number("contributions", contributions, integer=True, positive=True))
@@ -137,19 +198,6 @@ def _argument_hint(measure: Measure) -> str:
     return "rho=" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon="
 
 
-def exact(budget: Budget) -> Exact:
-    """The budget as a tuple of exact rationals (one or two components)."""
-    parts = budget if isinstance(budget, tuple) else (budget,)
-    return tuple(ar.Q(p) for p in parts)
-
-
-def rounded(parts: Exact, upward: bool) -> Budget:
-    """Exact components back to a budget of floats, each rounded up or down."""
-    rnd = ar.up if upward else ar.down
-    floats = tuple(rnd(p) for p in parts)
-    return floats[0] if len(floats) == 1 else (floats[0], floats[1])
-
-
 class _Bound(float):
     """A float that bounds a budget from one side, with a short repr that stays on that side.
 
@@ -209,44 +257,6 @@ def fits(need: Budget, available: Sequence[Any]) -> bool:
         elif a != math.inf and a < ar.Q(b):
             return False
     return True
-
-
-class Shares(Sequence[Budget]):
-    """The shares of a total budget, in proportion to weights (all equal for an even split):
-    share i < n - 1 is ``total * w_i / sum(w)`` rounded down, and the last is what the others
-    leave, rounded down.  Their exact sum never exceeds ``total``, and equals it whenever the
-    last remainder is a float (it is for an even split of a power of two, and often).
-
-    Computed on demand: an even split of any size costs O(1) per share (the shares before the
-    last are all equal), a weighted one O(1) per share after the weights' sum.
-    """
-
-    def __init__(self, total: Budget, n: int, weights: Optional[Sequence[Fraction]] = None) -> None:
-        self._whole, self._n, self._weights = exact(total), n, weights
-        self._weight_sum = Fraction(n) if weights is None else sum(weights, Fraction(0))
-        self._last: Optional[Budget] = None
-
-    def __len__(self) -> int:
-        return self._n
-
-    def _share(self, weight: Fraction) -> Budget:
-        return rounded(tuple(c * weight / self._weight_sum for c in self._whole), upward=False)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        i = range(self._n)[i]                      # IndexError outside, negative from the end
-        if i < self._n - 1:
-            return self._share(Fraction(1) if self._weights is None else self._weights[i])
-        if self._last is None:
-            if self._weights is None:              # n - 1 equal shares before the last
-                used = [(self._n - 1) * c for c in exact(self._share(Fraction(1)))] if self._n > 1 \
-                    else [Fraction(0)] * len(self._whole)
-            else:
-                before = [exact(self._share(w)) for w in self._weights[:-1]]
-                used = [sum((b[k] for b in before), Fraction(0)) for k in range(len(self._whole))]
-            self._last = rounded(tuple(c - u for c, u in zip(self._whole, used, strict=True)), upward=False)
-        return self._last
 
 
 def parse_split(total: Budget, split_evenly_over: Any, split_by_weights: Any) -> Optional[Shares]:

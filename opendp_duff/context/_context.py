@@ -12,7 +12,8 @@ from ..domains import AtomDomain, VectorDomain
 from ..engines import Engine, engine_for
 from ..errors import BudgetExceeded, MakeError, MakeTypeError, NotAMember
 from ..frames import DataFrameDomain
-from ..plans import Compiled, Query, Target, check_target, compile_plan
+from ..transformations import draw_truncation_key
+from ..plans import Compiled, Query, Target, check_target, compile_plan, summarize
 from ._budget import Budget, PrivacyLoss, PrivacyUnit, Shares, fits, is_zero, parse_split, query_budget, shown
 
 __all__ = ["Context"]
@@ -60,8 +61,10 @@ class Context:
         self._engine, self._shares, self._used, self._data = engine, shares, 0, data
         self._lock = threading.RLock()
         self._compiled: dict[Query, Compiled] = {}
+        key = None if privacy_unit.contributions is None else draw_truncation_key()   # secret, per context
         self.target = Target(domain, privacy_unit.metric, privacy_unit.d_in, privacy_loss.measure,
-                             frame=lambda columns: engine.result_frame(data, columns))
+                             frame=lambda columns: engine.result_frame(data, columns),
+                             contributions=privacy_unit.contributions, max_groups=privacy_unit.max_groups, key=key)
         check_target(self.target)
         compositor = make_sequential_composition(domain, privacy_unit.metric, privacy_loss.measure,
                                                  privacy_unit.d_in, privacy_loss.budget)
@@ -194,7 +197,8 @@ class Context:
         stated = self._budget(epsilon, rho, delta)
         return Query(binding=_Binding(lambda: stated if stated is not None else self._next_share(), self.compile,
                                       lambda plan: self._measurement(plan, stated),
-                                      lambda plan: self._release(plan, stated)))
+                                      lambda plan: self._release(plan, stated),
+                                      lambda plan, alpha, **a: self._summarize(plan, stated, alpha, **a)))
 
     def resolve(self, plan: Query, *, epsilon: Optional[float] = None, rho: Optional[float] = None,
                 delta: Optional[float] = None) -> Measurement:
@@ -215,6 +219,40 @@ class Context:
         """
         return self._release(plan, self._budget(epsilon, rho, delta))
 
+    def summarize(self, plan: Query, alpha: float = 0.05, *, spread: Any = None, within: Any = 1, n: Any = None,
+                  epsilon: Optional[float] = None, rho: Optional[float] = None,
+                  delta: Optional[float] = None) -> Any:
+        """What each statistic of ``plan`` promises at the budget :meth:`release` would charge (the
+        next share, or the budget given), before anything is spent: reads no data, charges nothing.
+
+        One row per statistic: ``statistic`` (its label), ``budget`` (its share), ``mechanism``,
+        ``scale`` (or temperature), ``accuracy``, ``unit`` (``"value"`` for noise, ``"rank"``
+        for the Duff quantiles, ``"count"``) and ``statement``: the promise in words, with
+        probability at least 1 - ``alpha``, and its conditions (:mod:`opendp_duff.accuracy`).
+        A frame of the data's library, or a list of dicts for 1-D data.  A grouped plan's
+        accuracy is that of each group's release.
+
+        Args:
+            alpha: the probability that a release misses its stated accuracy, in (0, 1).
+            spread: for the Duff median and quantiles, the least gap w the analyst assumes
+                between the order statistics of ranks R - within and R + within around the
+                target rank R (a number, or a dict by statistic).  No rank bound holds for all
+                data (ties at the target defeat it): without ``spread`` the row says so and its
+                accuracy is ``inf``.
+            within: the ranks on each side of the target that the spread spans (>= 1).
+            n: for the Duff mean, the number of records the bound is stated for.
+
+        Raises:
+            MakeError, MakeTypeError: as :meth:`resolve`, or an assumption out of range.
+        """
+        budget = self._budget(epsilon, rho, delta)
+        return self._summarize(plan, budget, alpha, spread=spread, within=within, n=n)
+
+    def _summarize(self, plan: Query, budget: Optional[Budget], alpha: float, **assumptions: Any) -> Any:
+        with self._lock:
+            chosen = budget if budget is not None else self._next_share()
+        return summarize(self.compile(plan), chosen, alpha, **assumptions)
+
     def compile(self, plan: Query) -> Compiled:
         """``plan`` compiled for this context's target (kept for the next equal plan)."""
         if not isinstance(plan, Query):
@@ -223,8 +261,10 @@ class Context:
             compiled = self._compiled.get(plan)
         if compiled is None:
             compiled = compile_plan(plan.steps, self.target)
-            grouping = compiled.state.grouping   # keys the data's schema rules out: refused before a read
-            refusal = None if grouping is None else self._engine.keys_refusal(self._data, grouping.by, grouping.keys)
+            grouping = compiled.state.grouping   # public keys the data's schema rules out: refused before a read
+            refusal = None
+            if grouping is not None and grouping.discovery is None and len(grouping.by) == 1:
+                refusal = self._engine.keys_refusal(self._data, grouping.by[0], grouping.keys)
             if refusal is not None:
                 raise MakeError(refusal)
             with self._lock:
@@ -271,6 +311,7 @@ class _Binding:
     check: Callable[[Query], Any]
     resolve: Callable[[Query], Measurement]
     release: Callable[[Query], Any]
+    summarize: Callable[..., Any]
 
     @property
     def budget(self) -> Optional[Budget]:

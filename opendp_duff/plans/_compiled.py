@@ -6,6 +6,13 @@ the data, or from one part when the plan groups), the partition if any, and the 
 mechanisms' ``s``).  :meth:`Compiled.measurement` picks the parameter for a budget and returns
 the one :class:`~opendp_duff.core.Measurement` the context runs.
 
+A plan that ends in several statistics (``query.agg(...)``) holds one :class:`Part` each; the
+budget is cut into :class:`~opendp_duff.plans.Shares` by the parts' weights, each part is
+calibrated to its share as a plan of its own would be, and the parts run as one non-adaptive
+composition (``dp.c.make_composition``), inside the partition when the plan groups (the rows
+are split once).  The composition's map is the exact sum of the parts' maps, each within its
+share, so the whole is within the budget; the result is one frame with a column per part.
+
 The search for the parameter works on the per-part measurement.  A grouped plan's cost is the
 parallel composition's map at the partition distance; rather than building the grouped
 measurement for every candidate, the parallel composition is built once around a stand-in
@@ -19,14 +26,17 @@ from typing import Any, Callable, Optional
 
 import attrs
 
+from .. import arithmetic as ar
 from .. import combinators as comb
 from ..combinators.search import binary_search_param
 from ..core import Measurement, Transformation
 from ..errors import MakeError
 from ..metrics import Metric
 from ._casts import Budget, cast, epsilon_part
+from ._discovery import Discovery
+from ._shares import Shares
 
-__all__ = ["Target", "Family", "Grouping", "State", "Compiled"]
+__all__ = ["Target", "Family", "Grouping", "State", "Compiled", "Part", "Assumptions"]
 
 _CALIBRATIONS = 16   # budgets whose measurement a compiled plan keeps
 
@@ -45,6 +55,9 @@ class Target:
         measure: the privacy measure of the budget.
         frame: builds a grouped release, ``{column: values}``, as a frame of the data's library
             (by default the dict itself).
+        contributions, max_groups: under a unit by identifier (``metric`` a
+            ``SymmetricIdDistance``), the rows (and groups) of each person a query keeps.
+        key: the secret key of those truncations, drawn per context; never shown.
 
     The domain names its engine (``dataframe_domain(..., engine="spark")``; none: local data),
     and every public constructor the planner calls picks that engine's implementation from its
@@ -56,6 +69,21 @@ class Target:
     d_in: Any
     measure: Any
     frame: Callable[[dict[str, list[Any]]], Any] = attrs.field(default=_as_dict, eq=False)
+    contributions: Optional[int] = None
+    max_groups: Optional[int] = None
+    key: Optional[bytes] = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class Assumptions:
+    """What an analyst states about the data for an accuracy statement (public, never checked
+    against the data): ``spread`` and ``within`` the condition of the Duff quantiles' rank
+    bound (``accuracy.duff_quantile_accuracy``), ``n`` the number of records the Duff mean's
+    bound is for."""
+
+    spread: Optional[float] = None
+    within: int = 1
+    n: Optional[int] = None
 
 
 @attrs.frozen
@@ -68,31 +96,53 @@ class Family:
         label: the statistic's name in a grouped release (``"median"``, ``"quantile_0.9"``...).
         param: the name of the free parameter, or None when every parameter is given.
         T: the free parameter's type, float or int.
+        accuracy: ``(param, alpha, assumptions) -> accuracy.Accuracy`` at the parameter chosen
+            (None for a given one), or None when the statistic states no accuracy.
     """
 
     make: Callable[[Any, Optional[Budget]], Measurement] = attrs.field(eq=False)
     label: str
     param: Optional[str] = "scale"
     T: type = float
+    accuracy: Optional[Callable[[Any, Any, Assumptions], Any]] = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class Part:
+    """One statistic of several released together: its column's ``label`` in the release, the
+    chain from the data (or from one group) to its measurement, and its weight in the split."""
+
+    label: str
+    chain: Transformation
+    family: Family
+    weight: Any = 1
 
 
 @attrs.frozen
 class Grouping:
-    """A partition of the rows by public keys: ``outer`` maps the data to the parts."""
+    """A partition of the rows by public keys: ``outer`` maps the data to the parts.  With
+    ``discovery``, the keys are discovered from the data and ``outer`` is the partition by
+    placeholder keys that the grouped stage is calibrated on (:mod:`._discovery`)."""
 
     outer: Transformation
-    by: str
+    by: tuple[str, ...]
     keys: tuple[Any, ...]
+    discovery: Optional[Discovery] = None
 
 
 @attrs.frozen
 class State:
-    """Where a plan has got to: ``chain`` starts at the data, or at a part when grouped."""
+    """Where a plan has got to: ``chain`` starts at the data, or at a part when grouped;
+    ``not_null`` names the columns that a filter of the plan left without missing values;
+    ``truncate`` says that each person's rows (a unit by identifier) are still to be bounded."""
 
     chain: Transformation
     grouping: Optional[Grouping] = None
     column: Optional[str] = None
     family: Optional[Family] = None
+    parts: tuple[Part, ...] = ()
+    not_null: frozenset[str] = frozenset()
+    truncate: bool = False
 
 
 @attrs.frozen(eq=False)
@@ -129,35 +179,117 @@ class Compiled:
                 self._calibrated[budget] = entry
         return entry
 
+    def shares(self, budget: Optional[Budget]) -> tuple[Optional[Budget], ...]:
+        """The budget of each statistic: the parts' shares by their weights of what the
+        statistics get (one statistic: all of it; None: every parameter is given)."""
+        parts, budget = self.state.parts, self._split(budget)[1]
+        if not parts:
+            return (budget,)
+        if budget is None:
+            return (None,) * len(parts)
+        return tuple(Shares(budget, len(parts), [ar.Q(p.weight) for p in parts]))
+
+    def key_parameters(self, budget: Optional[Budget]) -> Optional[tuple[Budget, float, float]]:
+        """(budget, scale, threshold) of the discovery of keys, or None when the keys are public."""
+        grouping = self.state.grouping
+        if grouping is None or grouping.discovery is None:
+            return None
+        keys_budget = self._split(budget)[0]
+        assert keys_budget is not None
+        return (keys_budget, *grouping.discovery.parameters(self.target.d_in, keys_budget))
+
+    def _split(self, budget: Optional[Budget]) -> tuple[Optional[Budget], Optional[Budget]]:
+        """(the keys' part, the statistics' part) of the budget: all to the statistics unless the
+        keys are discovered."""
+        grouping = self.state.grouping
+        if grouping is None or grouping.discovery is None:
+            return None, budget
+        if budget is None:
+            raise MakeError("discovering keys needs a budget: use ctx.query(epsilon=..., delta=...)")
+        share = ar.Q(grouping.discovery.share)
+        keys, statistics = Shares(budget, 2, [share, 1 - share])
+        return keys, statistics
+
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
-        state, target = self.state, self.target
+        state = self.state
+        if state.parts:
+            return self._calibrate_parts(budget)
         family = state.family
         if family is None:
             raise MakeError("the query does not end in a measurement: add .median(), .count(), .laplace()...")
+        found, part = self._fit(state.chain, family, self._split(budget)[1])
+        measurement = part if state.grouping is None else (
+            self._grouped(part, budget) >> _release_frame(self.target, state.grouping.by,
+                                                          [_label(state, family)], single=True))
+        self._check(measurement, budget, "the query")
+        return found, measurement
+
+    def _calibrate_parts(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
+        """Several statistics: each calibrated to its share, run as one composition."""
+        state, target = self.state, self.target
+        found, measurements = [], []
+        for part, share in zip(state.parts, self.shares(budget), strict=True):
+            param, measurement = self._fit(part.chain, part.family, share)
+            self._check(measurement if state.grouping is None else self._parallel(measurement), share,
+                        f"the statistic {part.label!r}")
+            found.append(param)
+            measurements.append(measurement)
+        composed = comb.make_composition(measurements)
+        labels = [part.label for part in state.parts]
+        if state.grouping is None:
+            whole = composed >> _release_row(target, labels)
+        else:
+            whole = self._grouped(composed, budget) >> _release_frame(target, state.grouping.by, labels, single=False)
+        self._check(whole, budget, "the query")
+        return tuple(found), whole
+
+    def _fit(self, chain: Transformation, family: Family, budget: Optional[Budget]) -> tuple[Any, Measurement]:
+        """The family's measurement after ``chain`` at the parameter the budget decides: the
+        largest map within ``budget`` at the privacy unit, through the partition if any."""
+        target, grouping = self.target, self.state.grouping
         if family.param is not None and budget is None:
             raise MakeError(f"the query's {family.param} is left to the budget, but the query has none: "
                             "use ctx.query(epsilon=...) (or rho=, delta=), or give the parameter")
 
         def part(param: Any) -> Measurement:
             tail = cast(family.make(param, budget), target.measure, budget)
-            return _measurement(state.chain >> tail)
+            return _measurement(chain >> tail)
 
-        grouping = state.grouping
-        if grouping is None:
-            found = None if family.param is None else _search(part, family, target.d_in, budget)
-            measurement = part(found)
-        else:
-            parallel: Callable[..., Measurement] = comb.make_parallel_composition
-            outer = grouping.outer
-            found = None
-            if family.param is not None:
-                candidates = _Candidates(parallel, outer, target.measure)
-                found = _search(lambda p: candidates.with_part(part(p)), family, outer.map(target.d_in), budget)
-            grouped = _measurement(outer >> parallel(outer.output_domain, outer.output_metric, part(found)))
-            measurement = grouped >> _release_frame(target, grouping, _label(state, family))
-        if budget is not None and not measurement.check(target.d_in, budget):
-            raise MakeError(f"the query costs {measurement.map(target.d_in)!r}, more than its budget {budget!r}")
-        return found, measurement
+        found = None
+        if family.param is not None and grouping is None:
+            found = _search(part, family, target.d_in, budget)
+        elif family.param is not None:
+            assert grouping is not None
+            candidates = _Candidates(comb.make_parallel_composition, grouping.outer, target.measure)
+            found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
+        return found, part(found)
+
+    def _parallel(self, part: Measurement, outer: Optional[Transformation] = None) -> Measurement:
+        """``part`` on every group of ``outer`` (by default the grouping's)."""
+        assert self.state.grouping is not None
+        outer = self.state.grouping.outer if outer is None else outer
+        domain: Any = outer.output_domain
+        return _measurement(outer >> comb.make_parallel_composition(domain, outer.output_metric, part))
+
+    def _grouped(self, part: Measurement, budget: Optional[Budget]) -> Measurement:
+        """The grouped release ``(keys, releases)``: over the public keys, or over the keys
+        discovered with the keys' part of ``budget``."""
+        grouping = self.state.grouping
+        assert grouping is not None
+        if grouping.discovery is None:
+            keys = grouping.keys
+            return self._parallel(part) >> (lambda releases: (keys, releases))
+        zero = part.map(0)      # the stand-in's bound covers every key set only if an unchanged group costs 0
+        if any(z != 0 for z in (zero if isinstance(zero, tuple) else (zero,))):
+            raise MakeError(f"discovering keys needs a statistic that costs nothing on an unchanged group, not "
+                            f"{zero!r}: give the public keys")
+        keys_budget = self._split(budget)[0]
+        found = grouping.discovery.keys(self.target.d_in, keys_budget)
+        return grouping.discovery.measurement(found, self._parallel(part), lambda outer: self._parallel(part, outer))
+
+    def _check(self, measurement: Measurement, budget: Optional[Budget], what: str) -> None:
+        if budget is not None and not measurement.check(self.target.d_in, budget):
+            raise MakeError(f"{what} costs {measurement.map(self.target.d_in)!r}, more than its budget {budget!r}")
 
 
 def _measurement(built: Any) -> Measurement:
@@ -194,18 +326,39 @@ def _label(state: State, family: Family) -> str:
     """The statistic's column in a grouped release; never the name of the group column."""
     assert state.grouping is not None
     label = family.label if state.column is None else f"{state.column}_{family.label}"
-    while label == state.grouping.by:
+    while label in state.grouping.by:
         label += "_dp"
     return label
 
 
-def _release_frame(target: Target, grouping: Grouping, label: str) -> Callable[[Any], Any]:
-    by, keys, frame = grouping.by, list(grouping.keys), target.frame
+def _release_frame(target: Target, by: tuple[str, ...], labels: list[str], single: bool) -> Callable[[Any], Any]:
+    """A grouped release ``(keys, releases)`` (per key: one value, or a tuple with one per label)
+    as one frame with a column per grouping column (a key of several columns is a tuple) and
+    one per label."""
+    frame = target.frame
 
-    def to_frame(releases: Any) -> Any:
-        return frame({by: keys, label: list(releases)})
+    def to_frame(grouped: Any) -> Any:
+        keys, releases = grouped
+        rows = [(r,) for r in releases] if single else list(releases)
+        key_columns = {by[0]: list(keys)} if len(by) == 1 else \
+            {name: [key[i] for key in keys] for i, name in enumerate(by)}
+        return frame({**key_columns, **{label: [row[i] for row in rows] for i, label in enumerate(labels)}})
 
     return to_frame
+
+
+def _release_row(target: Target, labels: list[str]) -> Callable[[Any], Any]:
+    """The releases of an ungrouped query with several statistics: a one-row frame of the data's
+    library, or a dict of label -> value for data that is not a frame."""
+    tabular = getattr(target.domain, "columns", None) is not None
+    frame = target.frame
+
+    def to_row(releases: tuple[Any, ...]) -> Any:
+        if tabular:
+            return frame({label: [value] for label, value in zip(labels, releases, strict=True)})
+        return dict(zip(labels, releases, strict=True))
+
+    return to_row
 
 
 def _search(build: Callable[[Any], Measurement], family: Family, d_in: Any, budget: Any) -> Any:

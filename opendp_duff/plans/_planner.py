@@ -18,9 +18,13 @@ import attrs
 from .. import transformations as trans
 from ..core import Measurement, Transformation
 from ..errors import MakeError, MakeTypeError
+from ..expressions import Between, Compare, In, IsNull, Logic, parse
+from ..expressions import Column as ExprColumn
 from ..metrics import ChangeOneDistance
-from ._compiled import Compiled, Family, Grouping, State, Target
-from ._steps import Clamp, Column, GroupBy, Impute, Statistic, Step, Then, Transform
+from ..metrics_id import SymmetricIdDistance
+from ._discovery import Discovery, placeholders, refuse_measure
+from ._compiled import Compiled, Family, Grouping, Part, State, Target
+from ._steps import Agg, Clamp, Column, Filter, GroupBy, Impute, Stat, Statistic, Step, Then, Transform, WithColumn
 from ._vocabulary import entry_for
 
 __all__ = ["Planner", "compile_plan", "check_target"]
@@ -32,6 +36,15 @@ def check_target(target: Target) -> None:
     same-size neighbour is at even distance, so ``contributions=1`` would protect nobody), and
     the change-one distance needs a public size."""
     size = getattr(target.domain, "size", None)
+    if isinstance(target.metric, SymmetricIdDistance):
+        columns = getattr(target.domain, "columns", None)
+        if columns is None or target.metric.identifier not in columns:
+            raise MakeError(f"a unit by identifier ({target.metric.identifier!r}) needs a data frame with that column")
+        if target.contributions is None or target.key is None:
+            raise MakeError("a unit by identifier needs contributions=k and the context's key")
+        if size is not None:
+            raise MakeError("a unit by identifier protects whole persons, whose rows appear or disappear: the "
+                            "data's size cannot be public")
     changes = isinstance(target.metric, ChangeOneDistance)
     if size is not None and not changes:
         raise MakeError(f"the data's size is declared public (size={size}): one person's rows then change "
@@ -52,10 +65,26 @@ class Planner:
         """The plan's :class:`Compiled` form (its measurement is calibrated later, per budget)."""
         state = self.start()
         for step in steps:
-            if state.family is not None:
+            if state.family is not None or state.parts:
                 raise MakeError("the query already ends in a measurement: call .resolve() or .release()")
+            if state.truncate and not isinstance(step, (Filter, WithColumn, GroupBy)):
+                state = self.truncated(state)    # row-wise steps run on a person's rows; the rest on k of them
             state = step.accept(self, state)
         return Compiled(self.target, state)
+
+    def truncated(self, state: State, by: Any = None) -> State:
+        """Each person's rows bounded, under a unit by identifier: at most k rows
+        (``make_truncate_per_id``), or, grouping by ``by`` with ``max_groups`` g, at most g
+        groups of k rows (``make_truncate_per_group``), with the context's secret key."""
+        if not state.truncate:
+            return state
+        target = self.target
+        if by is not None and target.max_groups is not None:
+            state = self.apply(state, trans.make_truncate_per_group, by=by, max_groups=target.max_groups,
+                               contributions=target.contributions, key=target.key)
+        else:
+            state = self.apply(state, trans.make_truncate_per_id, contributions=target.contributions, key=target.key)
+        return attrs.evolve(state, truncate=False)
 
     def start(self) -> State:
         target = self.target
@@ -63,7 +92,7 @@ class Planner:
         if isinstance(target.metric, ChangeOneDistance):
             domain: Any = chain.output_domain
             chain = _transformation(chain >> trans.make_change_one_to_symmetric(domain, chain.output_metric))
-        return State(chain)
+        return State(chain, truncate=isinstance(target.metric, SymmetricIdDistance))
 
     # ---- what statistics ask for ---------------------------------------------------------------
 
@@ -110,23 +139,60 @@ class Planner:
             raise MakeError(f"column {state.column!r} is already selected")
         if getattr(state.chain.output_domain, "columns", None) is None:
             raise MakeError("this data is a single column: build the query without .column()")
-        return attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
+        selected = attrs.evolve(self.apply(state, trans.make_select_column, key=step.name), column=step.name)
+        if step.name in state.not_null and selected.chain.output_domain.element_domain.nan:
+            # a filter kept only rows where the column is not NULL: the imputation never applies,
+            # and the column's domain then says what the filter guarantees
+            return self.apply(selected, trans.make_impute_constant, constant=0.0)
+        return selected
 
     def visit_group_by(self, step: GroupBy, state: State) -> State:
         if state.grouping is not None or state.column is not None:
             raise MakeError(".group_by() comes first in a query, before .column()")
-        if len(step.by) != 1:
-            raise MakeError(f"group_by({list(step.by)!r}): grouping by several columns is not available yet")
-        if step.keys is None:
-            raise MakeError("group_by() needs the public keys (keys=[...]): discovering keys from the data is "
-                            "not available yet")
-        if getattr(state.chain.output_domain, "columns", None) is None:
+        columns = getattr(state.chain.output_domain, "columns", None)
+        if columns is None:
             raise MakeError(".group_by() needs a data frame")
-        outer = self.apply(state, trans.make_partition_by, by=step.by[0], keys=step.keys).chain
+        missing = [b for b in step.by if b not in columns]
+        if missing:
+            raise MakeError(f"by ({missing[0]!r}) must be one of the declared columns {list(columns)!r}")
+        by: Any = step.by[0] if len(step.by) == 1 else step.by     # a key is a value, or a tuple of values
+        discovery = None
+        keys = step.keys
+        if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
+            refuse_measure(self.target.measure)
+            if len(step.by) != 1:
+                raise MakeError(f"group_by({list(step.by)!r}) without keys: keys are discovered for one column; "
+                                "give the public keys of several columns as tuples (keys=[(...), ...])")
+            # the counts bound each person's rows on their own: k rows reach at most k keys, k rows
+            # in all, where g groups of k rows would reach g keys but g k rows in all
+            counts = self.apply(self.truncated(state), trans.make_count_by_key, by=by).chain
+            state = self.truncated(state, by)
+
+            def partition(found: tuple[Any, ...]) -> Transformation:
+                return self.apply(state, trans.make_partition_by, by=by, keys=found).chain
+
+            l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
+            keys = placeholders(columns[by].T, max(1, l0))
+            discovery = Discovery(counts, partition, step.key_share)
+        outer = self.apply(self.truncated(state, by), trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric
         part = trans.make_identity(domain.part_domain, metric.inner)
-        return State(part, Grouping(outer, step.by[0], tuple(domain.keys)))
+        return State(part, Grouping(outer, step.by, tuple(domain.keys), discovery), not_null=state.not_null)
+
+    def visit_filter(self, step: Filter, state: State) -> State:
+        filtered = self._row_wise(state, ".filter()", trans.make_filter, predicate=step.predicate)
+        return attrs.evolve(filtered, not_null=state.not_null | not_null_columns(parse(step.predicate)))
+
+    def visit_with_column(self, step: WithColumn, state: State) -> State:
+        return self._row_wise(state, ".with_column()", trans.make_with_column, name=step.name, expr=step.expr)
+
+    def _row_wise(self, state: State, what: str, make: Callable[..., Any], **kwargs: Any) -> State:
+        """A row-wise step on the frame the plan reached (the data, or each group): the
+        constructor types its expression against the frame's columns before any data is read."""
+        if state.column is not None or getattr(state.chain.output_domain, "columns", None) is None:
+            raise MakeError(f"{what} acts on the rows of a data frame: put it before .column()")
+        return self.apply(state, make, **kwargs)
 
     def visit_clamp(self, step: Clamp, state: State) -> State:
         self.column_space(state, ".clamp()")
@@ -142,13 +208,56 @@ class Planner:
         return self.apply(state, getattr(trans, f"make_{step.name}"), **dict(step.args))
 
     def visit_statistic(self, step: Statistic, state: State) -> State:
-        entry = entry_for(step.name)
-        args = dict(step.args)
+        state, family = self._statistic(state, step.name, dict(step.args))
+        return attrs.evolve(state, family=family)
+
+    def _statistic(self, state: State, name: str, args: dict[str, Any]) -> tuple[State, Family]:
+        entry = entry_for(name)
         unknown = sorted(set(args) - entry.parameters)
         if unknown:
-            raise MakeTypeError(f"{step.name}() takes no argument {unknown!r}")
-        state, family = entry.build(self, state, args)
-        return attrs.evolve(state, family=family)
+            raise MakeTypeError(f"{name}() takes no argument {unknown!r}")
+        return entry.build(self, state, args)
+
+    def visit_agg(self, step: Agg, state: State) -> State:
+        """Each statistic on its own column (from the data, or from one group), labelled; labels
+        are unique and never a grouping column's name."""
+        parts = []
+        for (label, stat), weight in zip(step.statistics, step.weights, strict=True):
+            read = [s.column for _, s in step.statistics if s.column is not None]
+            reached, family = self._statistic(self._stat_column(state, stat, read), stat.name, dict(stat.args))
+            if label is None:
+                column = stat.column if stat.column is not None else state.column
+                label = family.label if column is None else f"{column}_{family.label}"
+            parts.append(Part(label, reached.chain, family, weight))
+        labels = [part.label for part in parts]
+        taken = set() if state.grouping is None else set(state.grouping.by)
+        for label in labels:
+            if label in taken:
+                what = "a grouping column" if state.grouping is not None and label in state.grouping.by \
+                    else "another statistic"
+                raise MakeError(f"agg(): the label {label!r} is also {what}'s: name the statistics apart, "
+                                f"as in .agg({label}_2=...)")
+            taken.add(label)
+        return attrs.evolve(state, parts=tuple(parts))
+
+    def _stat_column(self, state: State, stat: Stat, read: list[str]) -> State:
+        """The state at the statistic's column: the one it names, or the one the plan selected.
+        A count of rows reads any column without missing values (its length is the number of
+        rows): preferably one the other statistics read (the engine reads it once), else a
+        numeric one (cheaper than strings), else the first, its missing values imputed."""
+        if stat.column is not None:
+            return self.visit_column(Column(stat.column), state)
+        columns = getattr(state.chain.output_domain, "columns", None)
+        if columns is None:
+            return state
+        if stat.name != "count":
+            raise MakeError(f"{stat.name}() needs a column here: dp.{stat.name}(column, ...)")
+        complete = [c for c, e in columns.items() if not e.nan or c in state.not_null]
+        preferred = [c for c in read if c in complete] + [c for c in complete if columns[c].T is not str] + complete
+        if preferred:
+            return self.visit_column(Column(preferred[0]), state)
+        first = self.visit_column(Column(next(iter(columns))), state)   # a float column, admitting NaN
+        return self.apply(first, trans.make_impute_constant, constant=0.0)
 
     def visit_then(self, step: Then, state: State) -> State:
         chain = state.chain
@@ -157,6 +266,21 @@ class Planner:
             label = step.partial.name.split("(")[0].replace("then_", "")
             return attrs.evolve(state, family=Family(lambda p, b: built, label, None))
         return attrs.evolve(state, chain=_transformation(chain >> built))
+
+
+def not_null_columns(expr: Any) -> frozenset[str]:
+    """The columns that are not NULL on every row where ``expr`` is TRUE: those compared, tested
+    with IN or BETWEEN, or tested IS NOT NULL, in a conjunct (a comparison with a NULL is NULL,
+    never TRUE, in three-valued logic); nothing is inferred through OR or NOT."""
+    if isinstance(expr, Logic):
+        return frozenset().union(*(not_null_columns(a) for a in expr.args)) if expr.op == "AND" else frozenset()
+    if isinstance(expr, Compare):
+        operands: tuple[Any, ...] = (expr.left, expr.right)
+    elif isinstance(expr, (In, Between)) or (isinstance(expr, IsNull) and expr.negated):
+        operands = (expr.operand,)
+    else:
+        return frozenset()
+    return frozenset(o.name for o in operands if isinstance(o, ExprColumn))
 
 
 def compile_plan(steps: tuple[Step, ...], target: Target) -> Compiled:

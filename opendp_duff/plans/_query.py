@@ -22,7 +22,7 @@ import attrs
 from ..core import Measurement, PartialConstructor
 from ..errors import MakeError, MakeTypeError
 from ._casts import Budget
-from ._steps import STEP_KINDS, Clamp, Column, GroupBy, Impute, Step, Then
+from ._steps import STEP_KINDS, Agg, Clamp, Column, Filter, GroupBy, Impute, Stat, Step, Then, WithColumn
 from ._vocabulary import ENTRIES, step_factory
 
 __all__ = ["Query", "query", "Binding"]
@@ -38,6 +38,7 @@ class Binding(Protocol):
     def check(self, plan: Query) -> None: ...
     def resolve(self, plan: Query) -> Measurement: ...
     def release(self, plan: Query) -> Any: ...
+    def summarize(self, plan: Query, alpha: float, **assumptions: Any) -> Any: ...
 
 
 def _steps(steps: Iterable[Step]) -> tuple[Step, ...]:
@@ -88,15 +89,36 @@ class Query:
         """Select the column ``name`` of a data frame."""
         return self._then(Column(name))
 
-    def group_by(self, by: str, keys: Optional[Sequence[Any]] = None) -> Query:
-        """Split the data frame by the column ``by`` into one group per public key, in order.
+    def group_by(self, by: str | Sequence[str], keys: Optional[Sequence[Any]] = None, *,
+                 key_share: float = 0.5) -> Query:
+        """Split the data frame by the column ``by`` (or the columns, a key then being a tuple of
+        their values) into one group per key, in order.
 
-        Rows whose key is not in ``keys`` are dropped; a key absent from the data still gets a
-        release.  The release is a data frame of the data's library with the column ``by`` (the
-        keys) and one column for the statistic, named ``<column>_<statistic>`` (with ``_dp``
-        appended if that is ``by``).  ``keys`` is required (public keys).
+        With public ``keys``, rows whose key is not among them are dropped, and a key absent
+        from the data still gets a release.  Without ``keys`` (in an (epsilon, delta) context
+        only: pure DP cannot release a key that one person holds), the keys are discovered
+        from the data: the part ``key_share`` (in (0, 1); half by default) of the query's budget
+        releases the keys whose noisy count passes a threshold (``dp.m.make_threshold_keys``,
+        calibrated so that a key held by one person's rows is released with probability
+        within that part's delta), and the rest of the budget pays for the statistics of each
+        discovered key (one column only).  The release is a data frame of the data's library
+        with the grouping columns (the keys) and one column per statistic
+        (``<column>_<statistic>`` for one statistic, with ``_dp`` appended if that is a grouping
+        column; see :meth:`agg` for several).
         """
-        return self._then(GroupBy(by, keys))
+        return self._then(GroupBy(by, keys, key_share))
+
+    def filter(self, predicate: str) -> Query:
+        """Keep the rows of the data frame (or of each group) on which ``predicate`` is TRUE, an
+        expression of :mod:`opendp_duff.expressions` such as ``"dep_delay IS NOT NULL AND origin =
+        'JFK'"`` (``dp.t.make_filter``).  It is parsed now and typed against the data's columns
+        before any data is read."""
+        return self._then(Filter(predicate))
+
+    def with_column(self, name: str, expr: str) -> Query:
+        """Add the column ``name`` computed from each row by ``expr``, such as ``"dep_delay -
+        arr_delay"`` (``dp.t.make_with_column``); later steps and statistics may read it."""
+        return self._then(WithColumn(name, expr))
 
     def clamp(self, bounds: tuple[Any, Any]) -> Query:
         """Clamp every value of the column into ``bounds = (lo, hi)`` (public)."""
@@ -107,6 +129,38 @@ class Query:
         admits NaN (a float column of a data frame, unless declared otherwise) needs this before
         a statistic that reads values."""
         return self._then(Impute(constant))
+
+    def agg(self, *statistics: Stat, weights: Any = None, **named: Stat) -> Query:
+        """End the plan in several statistics released together, as one frame.
+
+        Each statistic is a value such as ``dp.count()``, ``dp.median("delay", bounds=(0, 600))``
+        or ``dp.quantile("delay", 0.9, bounds=...)``; named ones (``n=dp.count()``) give their
+        column of the release its name, the others are named ``<column>_<statistic>``
+        (``count`` for a count of rows).  Without :meth:`group_by` the release is a one-row
+        frame of the data's library (a dict for 1-D data); after it, one row per key.
+
+        The query's budget is split among the statistics in proportion to ``weights`` (a list
+        in the order given, or a dict by name; equal shares by default): each statistic's share
+        is ``budget * w_i / sum(w)`` rounded down (the last takes what the others leave), its
+        free parameter is calibrated to that share, and the release is charged the query's
+        budget once (the exact sum of the shares never exceeds it).  Two statistics with one
+        name, or one named as a grouping column, are refused before any data is read.
+
+        Example:
+            >>> import opendp_duff as dp
+            >>> dp.query().agg(n=dp.count(), median=dp.median("delay", bounds=(0.0, 600.0)))
+            query().agg(n=count(), median=median('delay', bounds=(0.0, 600.0)), weights=(1, 1))
+        """
+        pairs = [(None, s) for s in statistics] + list(named.items())
+        labels = [label for label, _ in pairs]
+        if weights is None:
+            weights = (1,) * len(pairs)
+        elif isinstance(weights, dict):
+            if None in labels or set(weights) != set(labels):
+                raise MakeError(f"weights by name ({sorted(map(str, weights))!r}) need every statistic named "
+                                f"(n=dp.count(), ...) and one weight per name ({labels!r})")
+            weights = tuple(weights[label] for label in labels)
+        return self._then(Agg(tuple(pairs), weights))
 
     def then(self, partial: PartialConstructor) -> Query:
         """Append a partial constructor (``dp.t.then_x(...)``, or a fully given ``dp.m.then_x(...)``).
@@ -192,6 +246,12 @@ class Query:
     def release(self) -> Any:
         """Run the plan on the context's data and charge its budget (see ``Context.release``)."""
         return self._bound().release(self)
+
+    def summarize(self, alpha: float = 0.05, *, spread: Any = None, within: int = 1, n: Any = None) -> Any:
+        """What each statistic of the plan promises, before anything is spent (see
+        ``Context.summarize``): one row per statistic with its budget, mechanism, scale,
+        accuracy, unit and the statement the accuracy stands for."""
+        return self._bound().summarize(self, alpha, spread=spread, within=within, n=n)
 
 
 def _statistic_method(name: str, declaration: Callable[..., Any]) -> Callable[..., Query]:

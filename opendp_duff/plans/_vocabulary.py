@@ -13,18 +13,21 @@ transformations of those names are reached by ``query.then(dp.t.then_count())``)
 from __future__ import annotations
 
 import inspect
+from fractions import Fraction
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 import attrs
 
+from .. import _validate as v
 from .. import measurements as meas
 from .. import transformations as trans
 from ..core import then
 from ..errors import MakeError, MakeTypeError
 from ._compiled import Family, State, Target
+from ._summary import mean_accuracy, mode_accuracy, noise_accuracy, rank_accuracy
 from ._steps import Clamp, Column, Impute, Statistic, Step, Transform, arguments
 
-__all__ = ["Entry", "ENTRIES", "step_factory", "entry_for", "Builder"]
+__all__ = ["Entry", "ENTRIES", "step_factory", "entry_for", "Builder", "bind"]
 
 
 class Builder(Protocol):
@@ -71,14 +74,22 @@ def _output(state: State) -> tuple[Any, Any]:
 
 
 def _scaled(planner: Builder, state: State, label: str, make: Callable[..., Any], scale: Any,
-            **kwargs: Any) -> tuple[State, Family]:
-    """A family indexed by ``scale`` (fixed when given) of ``make`` on the state's space."""
+            accuracy: Optional[Callable[..., Any]] = None, **kwargs: Any) -> tuple[State, Family]:
+    """A family indexed by ``scale`` (fixed when given) of ``make`` on the state's space, whose
+    accuracy is ``accuracy(scale, alpha, assumptions)``."""
     domain, metric = _output(state)
+    stated = None if accuracy is None else (
+        lambda p, alpha, assume: accuracy(scale if p is None else p, alpha, assume))
     if scale is not None:
         fixed = make(domain, metric, scale=scale, **kwargs)
-        return state, Family(lambda p, b: fixed, label, None)
+        return state, Family(lambda p, b: fixed, label, None, accuracy=stated)
     make(domain, metric, scale=1.0, **kwargs)   # refuses a space or an argument that does not fit, now
-    return state, Family(lambda p, b: make(domain, metric, scale=p, **kwargs), label)
+    return state, Family(lambda p, b: make(domain, metric, scale=p, **kwargs), label, accuracy=stated)
+
+
+def _bounds(state: State) -> Any:
+    """The public bounds of the column the state reached (clamped)."""
+    return _output(state)[0].element_domain.bounds
 
 
 def _required(args: dict[str, Any], name: str, statistic: str) -> Any:
@@ -124,24 +135,27 @@ def sum(bounds: Optional[tuple[float, float]] = None, scale: Optional[float] = N
 # O(n)), so no sort is added for them; the smooth mechanisms read sorted records.
 def _median(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
     state = planner.numeric(state, args.get("bounds"), ".median()")
-    return _scaled(planner, state, "median", meas.make_duff_median, args.get("scale"))
+    return _scaled(planner, state, "median", meas.make_duff_median, args.get("scale"),
+                   rank_accuracy(Fraction(1, 2), _bounds(state)))
 
 
 def _quantile(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
     alpha = _required(args, "alpha", "quantile")
     state = planner.numeric(state, args.get("bounds"), ".quantile()")
-    return _scaled(planner, state, f"quantile_{alpha}", meas.make_duff_quantile, args.get("scale"), alpha=alpha)
+    return _scaled(planner, state, f"quantile_{alpha}", meas.make_duff_quantile, args.get("scale"),
+                   rank_accuracy(v.alpha("alpha", alpha), _bounds(state)), alpha=alpha)
 
 
 def _mean(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
     state = planner.numeric(state, args.get("bounds"), ".mean()")
-    return _scaled(planner, state, "mean", meas.make_duff_mean, args.get("scale"))
+    return _scaled(planner, state, "mean", meas.make_duff_mean, args.get("scale"), mean_accuracy(_bounds(state)))
 
 
 def _mode(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
     candidates = _required(args, "candidates", "mode")
     planner.column_space(state, ".mode()")
-    return _scaled(planner, state, "mode", meas.make_duff_mode, args.get("scale"), candidates=candidates)
+    return _scaled(planner, state, "mode", meas.make_duff_mode, args.get("scale"), mode_accuracy(candidates),
+                   candidates=candidates)
 
 
 def _count(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
@@ -150,7 +164,7 @@ def _count(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State,
         raise MakeError(f".count(): the number of rows is declared public (size={domain.size}); there is "
                         "nothing to release")
     state = planner.apply(state, trans.make_count)
-    return _scaled(planner, state, "count", meas.make_laplace, args.get("scale"))
+    return _scaled(planner, state, "count", meas.make_laplace, args.get("scale"), noise_accuracy)
 
 
 def _sum(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, Family]:
@@ -159,7 +173,7 @@ def _sum(planner: Builder, state: State, args: dict[str, Any]) -> tuple[State, F
         raise MakeError(".sum() needs the number of rows to be public: declare it with domain=... size=n "
                         "when creating the context (a grouped sum is not available: the groups' sizes are private)")
     state = planner.apply(state, trans.make_sum)
-    return _scaled(planner, state, "sum", meas.make_laplace, args.get("scale"))
+    return _scaled(planner, state, "sum", meas.make_laplace, args.get("scale"), noise_accuracy)
 
 
 def _generic(name: str) -> Entry:
@@ -217,7 +231,7 @@ def entry_for(name: str) -> Entry:
                     "measurements of dp.m")
 
 
-def _bound(signature: inspect.Signature, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+def bind(signature: inspect.Signature, name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
            partial: bool = False) -> dict[str, Any]:
     """The arguments by name; with ``partial``, required ones may be left out (the free
     parameter of a constructor is, and the planner names any other that is missing)."""
@@ -242,7 +256,7 @@ def step_factory(name: str) -> Optional[Callable[..., Step]]:
             signature = inspect.signature(entry.declaration)
 
         def statistic(*args: Any, **kwargs: Any) -> Step:
-            return Statistic(entry.name, arguments(_bound(signature, name, args, kwargs, partial), entry.name))
+            return Statistic(entry.name, arguments(bind(signature, name, args, kwargs, partial), entry.name))
 
         return statistic
     if name in _STEP_ALIASES:
@@ -251,7 +265,7 @@ def step_factory(name: str) -> Optional[Callable[..., Step]]:
         signature = inspect.signature(then(getattr(trans, f"make_{name}")))
 
         def transform(*args: Any, **kwargs: Any) -> Step:
-            return Transform(name, arguments(_bound(signature, name, args, kwargs), name))
+            return Transform(name, arguments(bind(signature, name, args, kwargs), name))
 
         return transform
     return None

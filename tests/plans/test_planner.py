@@ -69,7 +69,6 @@ def test_steps_that_cannot_be_taken_are_refused_when_compiled():
     refused = [
         (vector, dp.query().column("x"), "single column"),
         (vector, dp.query().group_by("g", keys=["a"]), "data frame"),
-        (frame, dp.query().group_by(["g", "x"], keys=[("a", 1.0)]), "several columns"),
         (frame, dp.query().group_by("g"), "public keys"),
         (frame, dp.query().column("x").group_by("g", keys=["a"]), "comes first"),
         (frame, dp.query().column("x").column("g"), "already selected"),
