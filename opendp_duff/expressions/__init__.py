@@ -23,11 +23,30 @@ from .nodes import (MAX_DEPTH, Abs, Arith, Between, Column, Compare, Expr, In, I
                     Not, from_json, to_json)
 from .parser import ExpressionSyntaxError, parse
 from .printer import to_text
-from .reference import evaluate_row
-from .to_numpy import NumpyExpression, compile_numpy
-from .to_pandas import PandasExpression, compile_pandas
-from .to_polars import compile_polars
-from .to_spark import compile_spark
+from typing import TYPE_CHECKING
+
+# The evaluator and the compilers load on first use: a plan that only parses and checks an
+# expression (every plan built before data is seen) does not pay for them at import.
+_LAZY = {"evaluate_row": "reference", "NumpyExpression": "to_numpy", "compile_numpy": "to_numpy",
+         "PandasExpression": "to_pandas", "compile_pandas": "to_pandas", "compile_polars": "to_polars",
+         "compile_spark": "to_spark"}
+if TYPE_CHECKING:
+    from .reference import evaluate_row
+    from .to_numpy import NumpyExpression, compile_numpy
+    from .to_pandas import PandasExpression, compile_pandas
+    from .to_polars import compile_polars
+    from .to_spark import compile_spark
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = ["parse", "to_text", "to_json", "from_json", "check", "check_predicate", "annotate", "evaluate_row",
            "compile_numpy", "compile_pandas", "compile_polars", "compile_spark", "ExprType", "Schema",
