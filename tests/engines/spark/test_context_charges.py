@@ -36,3 +36,19 @@ def test_a_frame_that_changes_between_passes_is_charged_each_time(changing):
         assert ctx.spent == spent
     with pytest.raises(dp.BudgetExceeded):
         ctx.query()
+
+
+def test_creating_a_context_on_a_spark_frame_runs_one_job(spark):
+    """Admission at creation is one Spark job (the status tracker's count for a job group)."""
+    df = spark.range(20_000, numPartitions=4).selectExpr("CAST(id % 97 AS DOUBLE) AS x", "id % 5 AS g")
+    domain = dp.dataframe_domain({"x": dp.atom_domain(T=float, bounds=(0.0, 100.0)), "g": dp.atom_domain(T=int)},
+                                 engine="spark")
+    sc = spark.sparkContext
+    sc.setJobGroup("context-creation", "creating a context", interruptOnCancel=False)
+    try:
+        ctx = dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1), domain=domain,
+                                    privacy_loss=dp.loss_of(epsilon=1.0))
+    finally:
+        sc.setJobGroup("idle", "after", interruptOnCancel=False)
+    assert len(sc.statusTracker().getJobIdsForGroup("context-creation")) == 1
+    assert ctx.spent == 0
