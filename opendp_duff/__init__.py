@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 from . import c, engines, m, samplers, smooth, t
 from .combinators import binary_search_param
 from .combinators.sequential import Queryable
-from .context import Context, loss_of, unit_of
-from .plans import Query, count, mean, median, mode, quantile, query, sum  # noqa: A004
 from .core import Measurement, PartialConstructor, Transformation
 from .domains import AtomDomain, VectorDomain, atom_domain, vector_domain
 from .errors import (BudgetExceeded, ChainError, DomainMismatch, FeatureNotEnabled, MakeError, MakeTypeError,
@@ -36,19 +34,29 @@ from ._version import __version__ as __version__  # the one version source
 # Loaded on first use (``dp.audit``): most programs never audit, and the audit modules are a fifth
 # of the package's import time.  scipy is imported only inside the functions that need it.
 _LAZY_MODULES = ("audit",)
+# The analyst's layer (the context and the query plans) also loads on first use (``dp.Context``,
+# ``dp.query()``): programs that build measurements by hand do not need it.
+_LAZY_NAMES = {"Context": "context", "loss_of": "context", "unit_of": "context", "Query": "plans",
+               "query": "plans", "count": "plans", "mean": "plans", "median": "plans", "mode": "plans",
+               "quantile": "plans", "sum": "plans"}
 if TYPE_CHECKING:
     from . import audit
+    from .context import Context, loss_of, unit_of
+    from .plans import Query, count, mean, median, mode, quantile, query, sum  # noqa: A004
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY_MODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULES))
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
 
 __all__ = [
     # namespaces of constructors, and the helpers of the smooth-sensitivity mechanisms; the data engines
