@@ -11,9 +11,11 @@ precede them and the above rows follow them.  That is all a window pass needs
 (:func:`opendp_duff.engines.spark.ranks.window_pass` checks by exact counts that the inside holds the
 window, and recomputes without bracket when it does not).
 
-The levels are chosen by histogram passes: level 1 spreads [lo, hi] over B_1 bins; a pass
-counts the inside rows of each key per bin of the next level and keeps, by running counts,
-only the bins whose ranks meet the key's window and those holding one of the next m ranks on
+A key whose rows hold at most ``4 (window width + 2 m) + BINS`` distinct values (estimated
+in the sizes pass) gets no bracket: its window pass groups its rows by value, which is as
+cheap as a histogram.  Otherwise the levels are chosen by histogram passes: level 1 spreads
+[lo, hi] over B_1 bins; a pass counts the inside rows of each key per bin of the next level and
+keeps, by running counts, only the bins whose ranks meet the key's window and those holding one of the next m ranks on
 each side (:func:`kept`, m = :func:`near_values`: the bin of the window's end holds that end's
 whole tie block, so the kept bins reach m records beyond it, and the window pass can hand the
 sampler the distinct values there), so only counts reach the driver, a few bins per key.
@@ -102,12 +104,16 @@ def _next_level(level: Level, rows: int) -> Level | None:
 
 # [proof:choose_levels]
 def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]], lo: float,
-                  hi: float) -> dict[int, tuple[Level, ...]]:
-    """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes."""
+                  hi: float, distinct: dict[int, int] | None = None) -> dict[int, tuple[Level, ...]]:
+    """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes.  A key
+    of at most its cap rows, or of at most its cap distinct values by the estimate ``distinct``
+    (its window pass then groups few values, whatever its rows), gets none."""
     chosen: dict[int, tuple[Level, ...]] = {k: () for k in ranks}
     below = dict.fromkeys(ranks, 0)
     inside = {k: n[k] for k in ranks}
-    pending = {k: lv for k in ranks if inside[k] > _cap(*ranks[k]) and (lv := _first_level(lo, hi, n[k]))}
+    few = {k for k in ranks if distinct is not None and distinct[k] <= _cap(*ranks[k])}
+    pending = {k: lv for k in ranks if k not in few and inside[k] > _cap(*ranks[k])
+               and (lv := _first_level(lo, hi, n[k]))}
     while pending:
         got = _histogram(rows, {k: (ranks[k][0] - below[k], ranks[k][1] - below[k], chosen[k], lv)
                                 for k, lv in pending.items()})

@@ -10,7 +10,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame"]
+__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
+           "inheritable_thread"]
 
 
 def _import(name: str) -> ModuleType:
@@ -52,6 +53,14 @@ def window() -> Any:
 def types() -> Any:
     """``pyspark.sql.types``."""
     return _import("pyspark.sql.types")
+
+
+def inheritable_thread(session: Any) -> Any:
+    """``target -> thread``: a thread that runs Spark actions with the calling thread's job group,
+    description and other local properties (``pyspark.InheritableThread``; a plain thread does
+    not inherit them, so its jobs would escape the caller's group)."""
+    inheritable = _import("pyspark").InheritableThread
+    return lambda target: inheritable(target, session=session, name="opendp_duff-spark-key")
 
 
 def is_spark_frame(x: object) -> bool:
