@@ -2,7 +2,8 @@
 (a missing column or a Spark type that does not hold the element type is refused), one
 distributed pass (which also snapshots the declared columns: the member) refuses null, NaN
 and out-of-bounds elements and a wrong row count, and no refusal quotes a value of the data;
-``check`` never raises.  Refusals happen before any random byte is drawn.  A Spark vector domain admits a Spark column of a whole frame in one pass."""
+``check`` never raises.  Refusals happen before any random byte is drawn.  A Spark vector
+domain admits a Spark column of a whole frame in one pass."""
 import math
 
 import pytest
