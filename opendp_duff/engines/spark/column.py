@@ -99,7 +99,7 @@ def check_spark_frame(domain: Any, x: Any) -> Any:
                                                     f"holding {dom.T.__name__} values")
             checks.append((_requirement(name, dom), non_member(ps.functions().col(quoted(name)), dom)))
         columns = tuple(domain.columns)
-        frame = snapshot.take(x, columns)
+        frame = snapshot.persist_declared(x, columns)
         refusal, row = first_refusal(frame, checks, domain.size, snapshot.aggregates(columns))
         if refusal is None:
             snapshot.record(frame, columns, checks, row)

@@ -33,7 +33,7 @@ import attrs
 
 from . import _pyspark as ps
 
-__all__ = ["Snapshot", "aggregates", "take", "record", "discard", "of", "ride", "verified", "CHECK"]
+__all__ = ["Snapshot", "aggregates", "persist_declared", "record", "discard", "of", "ride", "verified", "CHECK"]
 
 CHECK = "__opendp_check"          # the marker column of the check row a riding pass adds
 _N, _H = "__opendp_check_n", "__opendp_check_h"
@@ -65,7 +65,7 @@ def aggregates(columns: tuple[str, ...]) -> list[Any]:
     return [F.count(F.lit(1)).alias(_N), F.coalesce(F.sum(h), F.lit(0).cast("decimal(38,0)")).alias(_H)]
 
 
-def take(x: Any, columns: tuple[str, ...]) -> Any:
+def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
     """A new DataFrame of the declared ``columns`` of ``x``, persisted (memory and disk), not yet
     materialised: the admission pass that reads it stores it.  Its plan holds a token of its own,
     so no other frame shares its cache entry (and unpersisting it frees that entry only)."""
@@ -78,7 +78,7 @@ def take(x: Any, columns: tuple[str, ...]) -> Any:
 
 
 def record(frame: Any, columns: tuple[str, ...], checks: list[tuple[str, Any]], row: Any) -> Snapshot:
-    """Register ``frame`` (from :func:`take`) as a snapshot with the count and fingerprint its
+    """Register ``frame`` (from :func:`persist_declared`) as a snapshot with the count and fingerprint its
     admission pass returned in ``row``; it is unpersisted when ``frame`` is garbage-collected."""
     snap = Snapshot(columns, tuple(checks), int(row[_N]), int(row[_H]))
     _SNAPSHOTS[frame] = snap
