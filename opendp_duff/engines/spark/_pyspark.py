@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
-           "inheritable_thread"]
+           "inheritable_thread", "quoted"]
 
 
 def _import(name: str) -> ModuleType:
@@ -38,6 +38,11 @@ def _quiet_pandas_notice() -> None:
             __import__("pyspark.testing.utils")
         except Exception:  # noqa: BLE001 - pyspark 3.x or a trimmed install: nothing to quiet
             pass
+
+
+def quoted(name: str) -> str:
+    """A column name as a Spark identifier (backquoted), so dots and spaces are literal."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def functions() -> Any:

@@ -42,8 +42,8 @@ class CollectionLog:
         per_key: data values read per key index (0 for an ungrouped release).
         tails: tails fetched because the sampler opened them.
         tail_passes: Spark passes that fetched them (one per round of a grouped release).
-        snapshot: the admitted snapshot this release reads and its record
-            (:mod:`.snapshot`), if any: the release's first action checks it.
+        snapshot: the check (:class:`.snapshot.Check`) of the admitted snapshot this
+            release reads, if any: the release's first action carries it.
         verified: whether that check has been made.
     """
 
@@ -101,20 +101,19 @@ _AQE = "spark.sql.adaptive.enabled"
 def collect(frame: Any) -> list[Any]:
     """``frame.collect()``, counted as one action of the current release, run as ONE Spark job.
     The release's first action also checks its snapshot, in the same job
-    (:func:`.snapshot.ride`): SparkDataChanged if it changed.
+    (:class:`.snapshot.Check`): SparkDataChanged if it changed.
 
     Adaptive query execution runs every shuffle stage of an action as a job of its own (three
     or four per pass of the engine); the engine's passes are aggregations of one scan whose
     shuffles carry partial counts, which it gains little from, so the action runs with it off
     and the session's setting is restored after (a runtime SQL setting of the session: a query
     another thread starts meanwhile on the same session runs without it too)."""
-    from . import snapshot
     log = current()
     log.actions += 1
     check = log.snapshot if not log.verified else None
     if check is not None:
         log.verified = True
-        frame = snapshot.ride(frame, *check)
+        frame = check.ride(frame)
     conf = frame.sparkSession.conf
     before = conf.get(_AQE, None)
     conf.set(_AQE, "false")
@@ -125,5 +124,5 @@ def collect(frame: Any) -> list[Any]:
             conf.unset(_AQE)
         else:
             conf.set(_AQE, before)
-    return rows if check is None else snapshot.verified(rows, check[1])
+    return rows if check is None else check.verified(rows)
 # [end:spark_collect]

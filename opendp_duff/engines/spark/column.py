@@ -26,13 +26,9 @@ from ...domains import AtomDomain
 from ...errors import NotAMemberTypeError, NotAMemberValueError
 from . import _pyspark as ps
 from . import collection, snapshot
+from ._pyspark import quoted
 
 __all__ = ["SparkColumn", "check_spark_frame", "check_spark_column", "non_member", "first_refusal", "quoted"]
-
-
-def quoted(name: str) -> str:
-    """A column name as a Spark identifier (backquoted), so dots and spaces are literal."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 # [proof:element_refusal]

@@ -34,7 +34,7 @@ from . import _pyspark as ps
 from . import collection, rounds, snapshot
 from .column import SparkColumn, check_spark_column, check_spark_frame
 from .parts import KID, VAL, SparkPart, shared, split_by_keys
-from .ranks import KeyRanks, spark_rank_sources
+from .ranks import KeyRanks, SparkDataChanged, spark_rank_sources
 from .sum import exact_sums, grid_floor, limb_exponents
 
 __all__ = ["SparkEngine"]
@@ -94,7 +94,7 @@ class SparkEngine(Engine):
         whole = frame.batch.frame if isinstance(frame, SparkPart) else frame
         log = frame.batch.log if isinstance(frame, SparkPart) else collection.CollectionLog()
         if log.snapshot is None and (snap := snapshot.of(whole)) is not None:
-            log.snapshot = (whole, snap)      # the release's first action checks it (collection.collect)
+            log.snapshot = snapshot.Check(whole, snap, SparkDataChanged)   # the release's first action carries it
         return SparkColumn(frame, T, (("column", name, T),), log)
     # [end:SparkEngine.column]
 

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import itertools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
 from . import _pyspark as ps
 
-__all__ = ["Snapshot", "aggregates", "persist_declared", "record", "discard", "of", "ride", "verified", "CHECK"]
+__all__ = ["Snapshot", "Check", "aggregates", "persist_declared", "record", "discard", "of", "CHECK"]
 
 CHECK = "__opendp_check"          # the marker column of the check row a riding pass adds
 _N, _H = "__opendp_check_n", "__opendp_check_h"
@@ -59,8 +60,7 @@ def aggregates(columns: tuple[str, ...]) -> list[Any]:
     """The aggregations that record a snapshot: n, and h, the exact sum (a 38-digit decimal)
     over the rows of ``pmod(xxhash64(columns), 2^31)``, 0 for no row."""
     F = ps.functions()
-    from .column import quoted
-    cols = [F.col(quoted(c)) for c in columns] or [F.lit(0)]
+    cols = [F.col(ps.quoted(c)) for c in columns] or [F.lit(0)]
     h = F.pmod(F.xxhash64(*cols), F.lit(_BITS)).cast("decimal(38,0)")
     return [F.count(F.lit(1)).alias(_N), F.coalesce(F.sum(h), F.lit(0).cast("decimal(38,0)")).alias(_H)]
 
@@ -70,9 +70,8 @@ def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
     materialised: the admission pass that reads it stores it.  Its plan holds a token of its own,
     so no other frame shares its cache entry (and unpersisting it frees that entry only)."""
     F = ps.functions()
-    from .column import quoted
     token = next(_tokens)
-    frame = x.select(*[F.col(quoted(c)) for c in columns]).where(F.lit(token) == F.lit(token))
+    frame = x.select(*[F.col(ps.quoted(c)) for c in columns]).where(F.lit(token) == F.lit(token))
     storage = __import__("pyspark", fromlist=["StorageLevel"]).StorageLevel
     return frame.persist(storage.MEMORY_AND_DISK)
 
@@ -115,26 +114,33 @@ def of(frame: Any) -> Snapshot | None:
 
 
 # [proof:snapshot_ride]
-def ride(frame: Any, snapshot: Any, snap: Snapshot) -> Any:
-    """``frame`` (the result of a statistic's aggregation) with one more row, marked by a non-null
-    CHECK column: the count, the fingerprint and the membership flags of ``snapshot`` recomputed,
-    in the same Spark job when collected."""
-    F = ps.functions()
-    flags = [F.max(bad.cast("int")).alias(f"__opendp_check_b{i}") for i, (_, bad) in enumerate(snap.checks)]
-    check = snapshot.agg(*aggregates(snap.columns), *flags).withColumn(CHECK, F.lit(1))
-    return frame.unionByName(check, allowMissingColumns=True)
+@attrs.frozen(eq=False)
+class Check:
+    """The check of a snapshot that a release's first action carries: ``frame`` (the snapshot)
+    and its record ``snap``; ``changed()`` is the error raised when it fails."""
 
+    frame: Any
+    snap: Snapshot
+    changed: Callable[[], Exception]
 
-def verified(rows: list[Any], snap: Snapshot) -> list[Any]:
-    """The rows of a riding pass without its check row, after checking it: the snapshot has the
-    recorded count and fingerprint and no non-member; else :class:`~.ranks.SparkDataChanged`."""
-    from .ranks import SparkDataChanged
-    checks = [r for r in rows if r[CHECK] is not None]
-    if len(checks) != 1:
-        raise SparkDataChanged()
-    c = checks[0]
-    if (int(c[_N]) != snap.n or int(c[_H]) != snap.h
-            or any(c[f"__opendp_check_b{i}"] == 1 for i in range(len(snap.checks)))):
-        raise SparkDataChanged()
-    return [r for r in rows if r[CHECK] is None]
+    def ride(self, result: Any) -> Any:
+        """``result`` (a statistic's aggregation) with one more row, marked by a non-null CHECK
+        column: the count, the fingerprint and the membership flags of the snapshot recomputed,
+        in the same Spark job when collected."""
+        F = ps.functions()
+        flags = [F.max(bad.cast("int")).alias(f"__opendp_check_b{i}") for i, (_, bad) in enumerate(self.snap.checks)]
+        check = self.frame.agg(*aggregates(self.snap.columns), *flags).withColumn(CHECK, F.lit(1))
+        return result.unionByName(check, allowMissingColumns=True)
+
+    def verified(self, rows: list[Any]) -> list[Any]:
+        """The rows of a riding action without its check row, after checking it: the snapshot has
+        the recorded count and fingerprint and no non-member; else ``changed()`` is raised."""
+        checks = [r for r in rows if r[CHECK] is not None]
+        if len(checks) != 1:
+            raise self.changed()
+        c, snap = checks[0], self.snap
+        if (int(c[_N]) != snap.n or int(c[_H]) != snap.h
+                or any(c[f"__opendp_check_b{i}"] == 1 for i in range(len(snap.checks)))):
+            raise self.changed()
+        return [r for r in rows if r[CHECK] is None]
 # [end:snapshot_ride]
