@@ -42,12 +42,12 @@ from .._base import Predict
 from ..rank_window import NO_PAIRS, Pairs, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection, rounds
-from ._brackets import Level, choose_levels, kept, near_values, side, with_levels
+from ._brackets import Level, choose_levels, kept, near_values, side, with_levels, with_ranks
 from .parts import KID, VAL
 
 __all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass", "driver_pairs_bound"]
 
-DISTINCT_RSD = 0.05   # relative error of the sizes pass's estimate of a key's distinct values (cost only)
+DISTINCT_RSD = 0.3    # relative error of the sizes pass's estimate of a key's distinct values (cost only)
 
 
 # [proof:driver_pairs_bound]
@@ -135,8 +135,8 @@ def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
     depth = max(len(levels) for _, _, levels in plan.values())
     x = F.col(VAL)
     s = side(x, depth)
-    groups = with_levels(rows, plan, depth).groupBy(
-        KID, "first", "last", "m", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
+    groups = with_ranks(with_levels(rows, plan, depth).groupBy(
+        KID, s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c")), plan)
     got = collection.collect(kept(groups, ["s", "v"], F.col("s") == 0).select(KID, "s", "v", "c", "cum", "tot"))
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
     for row in got:

@@ -5,7 +5,8 @@ A release reads a Spark frame in several passes, and a context runs many release
 each pass re-runs the frame's plan unless it is cached.  Admission therefore takes a *snapshot*:
 the declared columns of the frame, persisted (memory and disk), and, in the same aggregation
 that checks membership (one Spark job, :func:`~.column.first_refusal`), its row count n and its
-*fingerprint* h, the exact sum over the rows of ``pmod(xxhash64(declared columns), 2^31)``.
+*fingerprint* h, the exact sum over the rows of ``pmod(xxhash64(declared columns), 2^31)``
+(a long: exact below 2^32 rows; above, Spark's ``try_sum`` gives null and h is not checked).
 The snapshot, not the caller's frame, is the admitted member: every pass of every release reads
 the cached rows.
 
@@ -52,17 +53,17 @@ class Snapshot:
     columns: tuple[str, ...]
     checks: tuple[tuple[str, Any], ...] = attrs.field(repr=False)
     n: int = attrs.field(repr=False)          # private: never shown
-    h: int = attrs.field(repr=False)
+    h: int | None = attrs.field(repr=False)
 
 
 
 def aggregates(columns: tuple[str, ...]) -> list[Any]:
-    """The aggregations that record a snapshot: n, and h, the exact sum (a 38-digit decimal)
-    over the rows of ``pmod(xxhash64(columns), 2^31)``, 0 for no row."""
+    """The aggregations that record a snapshot: n, and h, the exact sum over the rows of
+    ``pmod(xxhash64(columns), 2^31)`` as a long (``try_sum``: exact below 2^32 rows; null, as
+    for no row, when it would overflow, so that only n and membership are checked then)."""
     F = ps.functions()
     cols = [F.col(ps.quoted(c)) for c in columns] or [F.lit(0)]
-    h = F.pmod(F.xxhash64(*cols), F.lit(_BITS)).cast("decimal(38,0)")
-    return [F.count(F.lit(1)).alias(_N), F.coalesce(F.sum(h), F.lit(0).cast("decimal(38,0)")).alias(_H)]
+    return [F.count(F.lit(1)).alias(_N), F.try_sum(F.pmod(F.xxhash64(*cols), F.lit(_BITS))).alias(_H)]
 
 
 def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
@@ -79,7 +80,7 @@ def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
 def record(frame: Any, columns: tuple[str, ...], checks: list[tuple[str, Any]], row: Any) -> Snapshot:
     """Register ``frame`` (from :func:`persist_declared`) as a snapshot with the count and fingerprint its
     admission pass returned in ``row``; it is unpersisted when ``frame`` is garbage-collected."""
-    snap = Snapshot(columns, tuple(checks), int(row[_N]), int(row[_H]))
+    snap = Snapshot(columns, tuple(checks), int(row[_N]), None if row[_H] is None else int(row[_H]))
     _SNAPSHOTS[frame] = snap
     weakref.finalize(frame, _release, getattr(frame, "_jdf", None))
     return snap
@@ -139,7 +140,8 @@ class Check:
         if len(checks) != 1:
             raise self.changed()
         c, snap = checks[0], self.snap
-        if (int(c[_N]) != snap.n or int(c[_H]) != snap.h
+        h = None if c[_H] is None else int(c[_H])
+        if (int(c[_N]) != snap.n or h != snap.h
                 or any(c[f"__opendp_check_b{i}"] == 1 for i in range(len(snap.checks)))):
             raise self.changed()
         return [r for r in rows if r[CHECK] is None]
