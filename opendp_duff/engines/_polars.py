@@ -3,12 +3,13 @@
 A LazyFrame is admitted by collecting its declared columns (one collection): the collected
 DataFrame is the admitted value, so every later step reads the same rows.  Column names are
 unique; a null reads as NaN in a numeric column and as None in a string column.  Key columns
-of type Enum or Categorical are compared as strings.  String keys are coded by one cast of the
-column to the Enum of the keys (a hash lookup of each row's string); an Enum column's rows by
-their physical codes, through a table of its categories' codes.  An Enum fixes the values its
-column can hold, so public keys outside its categories are refused when a plan is compiled for
-the data (:meth:`PolarsEngine.keys_refusal`), before any value is read, as are keys Polars
-cannot hold (not UTF-8).  Proof: ``proofs/engines/local.tex`` (L2).
+of type Enum or Categorical are compared as strings.  A String key column is coded by one cast
+to the Enum of the public keys (a hash lookup of each row's string); an Enum or Categorical
+column by its physical codes, through a table of the codes of its categories (of its distinct
+values).  An Enum fixes the values its column can hold, so public keys outside its categories
+are refused when a plan is compiled for the data (:meth:`PolarsEngine.keys_refusal`), before
+any value is read, as are keys Polars cannot hold (not UTF-8).  Proof:
+``proofs/engines/local.tex`` (L2).
 """
 from __future__ import annotations
 
@@ -84,13 +85,24 @@ class PolarsEngine(LocalFrames):
         return df.slice(start, stop - start)
 
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
+        pl, k = self._pl(), len(keys)
         column = df.get_column(name)
-        if isinstance(column.dtype, self._pl().Enum):     # its physical codes index its categories:
-            categories = column.dtype.categories           # code the categories, then look each row up
-            table = np.append(self._key_positions(categories, keys), len(keys))
-            physical = column.to_physical().fill_null(len(categories))   # a member has no null
+        width = np.min_scalar_type(k)                      # cost only: the codes' integer type holds 0..k
+        if isinstance(column.dtype, pl.Enum):              # its physical codes index its categories:
+            categories = column.dtype.categories            # code the categories, then look each row up
+            table = np.append(self._key_positions(categories, keys), k).astype(width)
+            physical = column.to_physical().fill_null(len(categories))    # a member has no null
             codes: np.ndarray = table[np.asarray(physical.to_numpy())]
             return codes
+        if isinstance(column.dtype, pl.Categorical) and column.null_count() == 0:
+            distinct = column.unique()                     # equal values, equal physical codes: code the few
+            ids = np.asarray(distinct.to_physical().to_numpy())
+            top = int(ids.max()) + 1 if ids.size else 0
+            if top <= 4 * len(column) + 2 ** 16:           # cost only: else the table would outgrow the column
+                table = np.full(top, k, dtype=width)
+                table[ids] = self._key_positions(distinct, keys)
+                codes = table[np.asarray(column.to_physical().to_numpy())]
+                return codes
         return self._key_positions(column, keys)
 
     def _key_positions(self, values: Any, keys: Sequence[str]) -> np.ndarray:

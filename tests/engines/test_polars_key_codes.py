@@ -33,7 +33,7 @@ def column(values, dtype, keys, pool):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("k", [3, 255, 256, 300, 70_000])
+@pytest.mark.parametrize("k", [3, 255, 256, 300, pytest.param(70_000, marks=pytest.mark.slow)])
 def test_codes_match_a_dictionary(dtype, k):
     rng = np.random.default_rng(k)
     pool = TRICKY + [f"v{i}" for i in range(k + 10)]
@@ -111,3 +111,22 @@ def test_a_context_refuses_a_key_polars_cannot_hold_before_charging():
     assert ctx.remaining == 1.0
     assert ctx.release(dp.query().group_by("g", keys=["a", "zz"]).column("v").count(), epsilon=0.5)["g"].to_list() == \
         ["a", "zz"]
+
+
+def test_a_categorical_column_codes_by_its_table_or_by_the_cast():
+    """A Categorical column is coded through a table indexed by its physical codes when the largest
+    is below 4 x rows + 2^16, else by the cast.  Polars' Categorical codes are global to the
+    process: 10^5 distinct strings alive hold distinct codes, the largest at least 99,999, so a
+    column of a few rows holding that string takes the cast, and that column repeated enough
+    times the table.  Both agree with the dictionary."""
+    others = pl.Series([f"other{i}" for i in range(100_000)], dtype=pl.Categorical)
+    last = others.gather([others.to_physical().arg_max()])
+    keys = ["a", "b", "\u00e9", "absent", last[0]]
+    few = pl.concat([pl.Series(["b", "zz", "a", "b", "\u00e9"], dtype=pl.Categorical), last])
+    top = few.to_physical().max() + 1
+    many = pl.concat([few] * (top // 4 + 1))
+    assert top > 4 * len(few) + 2 ** 16 and top <= 4 * len(many) + 2 ** 16
+    engine = engine_named("polars")
+    for values in (few, many):
+        got = engine.string_codes(pl.DataFrame({"g": values}), "g", keys)
+        assert got.tolist() == reference(values.to_list(), keys)
