@@ -3,8 +3,10 @@ string column): for String, Categorical and Enum key columns, for numbers of key
 of each width of Polars' Enum codes (8, 16 and 32 bits), with keys absent from the data, values
 that are no key, and strings that differ only by a NUL or a combining accent, the code of every
 row equals a Python dictionary's lookup of its value among the keys; a key Polars cannot hold (a
-lone surrogate) codes no row and raises nothing; a split of eager and lazy frames gives the same
-parts whatever the key column's type; a frame with a null key is refused before the split."""
+lone surrogate) codes no row and raises nothing, and a context refuses it before charging; a
+Categorical column is coded alike through its table and through the cast; a split of eager and
+lazy frames gives the same parts whatever the key column's type; a frame with a null key is
+refused before the split.  No randomness: every check is exact."""
 import numpy as np
 import pytest
 
