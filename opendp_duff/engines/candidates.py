@@ -139,10 +139,16 @@ class Candidates:
 
     def counts(self, x: Any) -> np.ndarray | None:
         """x -> the int64 vector (n_c for c in the candidates), or None as :meth:`index`."""
-        codes = self.index(x)
-        if codes is None:
+        keys = record_keys(x, self.T)
+        if keys is None:
             return None
-        return np.bincount(codes, minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
+        out = np.zeros(self.k + 1, dtype=np.int64)
+        codes = np.empty(min(keys.size, _CHUNK), dtype=np.intp)
+        for s in range(0, keys.size, _CHUNK):      # chunk by chunk: no array of n codes
+            part = codes[:min(_CHUNK, keys.size - s)]
+            self._lookup(keys[s:s + _CHUNK], part)
+            np.add.at(out, part, 1)                # unbuffered: a repeated code adds once per record
+        return out[:self.k]
 
 
 def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:

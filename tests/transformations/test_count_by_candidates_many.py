@@ -1,5 +1,5 @@
 """Many candidates: the vectorised validation and index of make_count_by_candidates
-(opendp_duff.transformations.count_by_candidates.Candidates) against the element-by-element path.
+(opendp_duff.engines.candidates.Candidates) against the element-by-element path.
 
 Deterministic tests: the vectorised checks accept exactly what the element-by-element path
 accepts, convert it to the same values, and leave every refusal (with its message) to that
