@@ -120,7 +120,7 @@ class Candidates:
 
     def _probe(self, keys: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The position held at each slot of ``at`` (-1: empty) and whether it is a candidate
-        equal to the key (an empty slot reads ``values[-1]``, a real entry: masked)."""
+        equal to the key (an empty slot reads ``values[-1]``, a real entry as k >= 1: masked)."""
         held = self.slots[at]
         return held, (self.values[held] == keys) & (held >= 0)
 
