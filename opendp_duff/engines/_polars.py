@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..frames.domain import dataframe_domain
-from ._frames import LocalFrames
+from ._frames import LocalFrames, freeze
 from .local import dtype_T, element_domain, series_schema
 
 __all__ = ["PolarsEngine"]
@@ -164,8 +164,10 @@ class PolarsEngine(LocalFrames):
 
     def snapshot(self, data: object) -> Any:
         pl = self._pl()
-        if pl is not None and isinstance(data, (pl.DataFrame, pl.Series)):
+        if pl is not None and isinstance(data, pl.DataFrame):
+            return freeze(data.clone())   # only the context holds the clone: it never changes
+        if pl is not None and isinstance(data, pl.Series):
             return data.clone()
         if pl is not None and isinstance(data, pl.LazyFrame):
-            return data.collect()
+            return freeze(data.collect())
         return data
