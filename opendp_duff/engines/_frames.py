@@ -24,6 +24,7 @@ Proof: ``proofs/engines/local.tex``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import weakref
 from functools import partial
 from typing import Any
 
@@ -36,7 +37,7 @@ from ..errors import NotAMemberTypeError, NotAMemberValueError
 from .candidates import candidate_index
 from .local import LocalColumns
 
-__all__ = ["LocalFrames", "LocalBatch", "LocalPart", "group_rows"]
+__all__ = ["LocalFrames", "LocalBatch", "LocalPart", "group_rows", "freeze"]
 
 
 # [proof:LocalFrames]
@@ -168,8 +169,24 @@ class LocalFrames(LocalColumns):
 
     def key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> np.ndarray:
         """For each row of a member frame (or part), the position of the key its ``by`` value
-        equals (compared as ``make_count_by_candidates`` compares candidates), else ``len(keys)``."""
-        k, T = len(keys), domain.columns[by].T
+        equals (compared as ``make_count_by_candidates`` compares candidates), else ``len(keys)``.
+        The codes of a frozen frame (:func:`freeze`) are kept and returned again, read-only."""
+        T = domain.columns[by].T
+        kept = _FROZEN.get(id(frame)) if not isinstance(frame, LocalPart) else None
+        if kept is None:
+            return self._key_codes(frame, by, keys, T, domain)
+        name = (by, keys, T)
+        codes = kept.get(name)
+        if codes is None:
+            codes = self._key_codes(frame, by, keys, T, domain)
+            codes.setflags(write=False)
+            if len(kept) >= _KEPT_CODES:                # the oldest goes: memory stays bounded
+                kept.pop(next(iter(kept)))
+            kept[name] = codes
+        return codes
+
+    def _key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], T: type, domain: Any) -> np.ndarray:
+        k = len(keys)
         codes: np.ndarray | None
         if T is str and not isinstance(frame, LocalPart):
             codes = self.string_codes(frame, by, keys)   # the library's hash lookup (str equality)
@@ -225,6 +242,25 @@ class LocalFrames(LocalColumns):
         return gathered
     # [end:local_split]
 # [end:LocalFrames]
+
+
+# [proof:freeze]
+_FROZEN: dict[int, dict[tuple[Any, ...], np.ndarray]] = {}
+_KEPT_CODES = 4   # cost only: key codes kept per frozen frame (one intp per row each)
+
+
+def freeze(frame: Any) -> Any:
+    """Mark ``frame`` as never changed again (a context's snapshot, which only the context
+    holds), so that :meth:`LocalFrames.key_codes` keeps its codes for later releases.  The
+    mark goes when the frame is collected; a frame that takes no weak reference is not marked.
+    Returns ``frame``."""
+    try:
+        weakref.finalize(frame, _FROZEN.pop, id(frame), None)
+    except TypeError:
+        return frame
+    _FROZEN[id(frame)] = {}
+    return frame
+# [end:freeze]
 
 
 # [proof:_UNREADABLE]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..frames.domain import dataframe_domain
-from ._frames import LocalFrames
+from ._frames import LocalFrames, freeze
 from .local import dtype_T, element_domain, series_schema
 
 __all__ = ["PandasEngine"]
@@ -86,6 +86,8 @@ class PandasEngine(LocalFrames):
 
     def snapshot(self, data: object) -> Any:
         pd = self._pd()
-        if pd is not None and isinstance(data, (pd.DataFrame, pd.Series)):
+        if pd is not None and isinstance(data, pd.DataFrame):
+            return freeze(data.copy(deep=True))   # only the context holds the copy: it never changes
+        if pd is not None and isinstance(data, pd.Series):
             return data.copy(deep=True)
         return data

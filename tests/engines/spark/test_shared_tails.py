@@ -18,7 +18,7 @@ import opendp_duff as dp
 from opendp_duff.engines.selection import SelectedRecords
 from opendp_duff.engines.spark import SparkColumn, collection, ranks, rounds
 from opendp_duff.engines.spark.parts import keyed_rows, split_by_keys
-from opendp_duff.measurements import duff
+from opendp_duff.measurements import duff_sampler
 from opendp_duff.measurements.duff import sampler_ranks
 from opendp_duff.samplers import seeded_rng_for_tests
 
@@ -68,7 +68,7 @@ def test_all_tails_of_a_round_come_from_one_pass_and_equal_the_local_ones(spread
 
 @pytest.fixture
 def one_gap_windows(monkeypatch):
-    monkeypatch.setattr(duff, "quantile_window", lambda n, scale: 1)
+    monkeypatch.setattr(duff_sampler, "quantile_window", lambda n, scale: 1)
     utility = importlib.import_module("opendp_duff.duff_utility")
     monkeypatch.setattr(utility, "quantile_window", lambda n, scale: 1)
 
