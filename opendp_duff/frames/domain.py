@@ -71,10 +71,11 @@ class DataFrameDomain(Admits):
     ``size``, exactly that many rows.  A LazyFrame is admitted as its collected declared
     columns.  With ``engine="pandas"`` (``"polars"``) only that library's frames; with
     ``engine="spark"`` pyspark DataFrames whose schema holds each declared column's element type
-    and whose every element is a member (one distributed pass; :mod:`opendp_duff.engines.spark`);
-    such a DataFrame must evaluate to the same rows on every action (a deterministic plan over
-    unchanging input; ``.cache()`` or ``.checkpoint()`` it otherwise), since a release reads it
-    in several passes.
+    and whose every element is a member (one distributed pass; :mod:`opendp_duff.engines.spark`),
+    admitted as a persisted snapshot of its declared columns, which the first pass of every
+    release checks again (count, fingerprint, membership; ``SparkDataChanged`` when it changed:
+    a lost cache of a non-deterministic plan is recomputed with other rows, so ``.checkpoint()``
+    such a frame first).
 
     Attributes:
         columns: the declared columns, name -> AtomDomain (a read-only mapping).

@@ -11,9 +11,11 @@ precede them and the above rows follow them.  That is all a window pass needs
 (:func:`opendp_duff.engines.spark.ranks.window_pass` checks by exact counts that the inside holds the
 window, and recomputes without bracket when it does not).
 
-The levels are chosen by histogram passes: level 1 spreads [lo, hi] over B_1 bins; a pass
-counts the inside rows of each key per bin of the next level and keeps, by running counts,
-only the bins whose ranks meet the key's window and those holding one of the next m ranks on
+A key whose rows hold at most ``4 (window width + 2 m) + BINS`` distinct values (estimated
+in the sizes pass) gets no bracket: its window pass groups its rows by value, which is as
+cheap as a histogram.  Otherwise the levels are chosen by histogram passes: level 1 spreads
+[lo, hi] over B_1 bins; a pass counts the inside rows of each key per bin of the next level and
+keeps, by running counts, only the bins whose ranks meet the key's window and those holding one of the next m ranks on
 each side (:func:`kept`, m = :func:`near_values`: the bin of the window's end holds that end's
 whole tie block, so the kept bins reach m records beyond it, and the window pass can hand the
 sampler the distinct values there), so only counts reach the driver, a few bins per key.
@@ -34,7 +36,8 @@ from . import _pyspark as ps
 from . import collection
 from .parts import KID, VAL
 
-__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "with_levels", "choose_levels", "near_values", "kept"]
+__all__ = ["BINS", "MAX_LEVELS", "Level", "side", "with_levels", "with_ranks", "choose_levels", "near_values",
+           "kept"]
 
 BINS = 1024
 # [proof:MAX_LEVELS]
@@ -64,17 +67,27 @@ def side(x: Any, depth: int) -> Any:
 
 # [proof:with_levels]
 def with_levels(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]], depth: int) -> Any:
-    """The rows of the keys of ``plan`` with their key's first, last, ``near_values`` and
-    ``depth`` levels (missing ones neutral) as columns, looked up by KID in literal maps: no
-    join, so no broadcast and no Spark job of its own."""
+    """The rows of the keys of ``plan`` with their key's ``depth`` levels (missing ones neutral)
+    as columns, looked up by KID in literal maps: no join, so no broadcast and no Spark job of
+    its own."""
+    table = {k: [p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv]
+             for k, (_, _, levels) in plan.items()}
+    names = [f"{c}{i}" for i in range(depth) for c in FIELDS]
+    return rows.where(ps.functions().col(KID).isin(list(table))).select("*", *_looked(table, names))
+
+
+def with_ranks(groups: Any, plan: Mapping[int, tuple[int, int, Any]]) -> Any:
+    """The groups (rows with a KID of ``plan``, after an aggregation: few) with their key's
+    first, last and ``near_values`` as columns, looked up by KID as above."""
+    table = {k: [first, last, near_values(first, last)] for k, (first, last, _) in plan.items()}
+    return groups.select("*", *_looked(table, ["first", "last", "m"]))
+
+
+def _looked(table: Mapping[int, list[Any]], names: list[str]) -> list[Any]:
+    """Column j of ``table``'s row for each row's KID, named ``names[j]``."""
     F = ps.functions()
-    table = {k: (first, last, near_values(first, last),
-                 *[p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv])
-             for k, (first, last, levels) in plan.items()}
-    names = ["first", "last", "m"] + [f"{c}{i}" for i in range(depth) for c in FIELDS]
-    looked = [F.element_at(F.create_map(*[F.lit(x) for k, row in table.items() for x in (k, row[j])]),
-                           F.col(KID)).alias(name) for j, name in enumerate(names)]
-    return rows.where(F.col(KID).isin(list(table))).select("*", *looked)
+    return [F.element_at(F.create_map(*[F.lit(x) for k, row in table.items() for x in (k, row[j])]),
+                         F.col(KID)).alias(name) for j, name in enumerate(names)]
 # [end:with_levels]
 
 
@@ -102,12 +115,16 @@ def _next_level(level: Level, rows: int) -> Level | None:
 
 # [proof:choose_levels]
 def choose_levels(rows: Any, n: dict[int, int], ranks: dict[int, tuple[int, int]], lo: float,
-                  hi: float) -> dict[int, tuple[Level, ...]]:
-    """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes."""
+                  hi: float, distinct: dict[int, int] | None = None) -> dict[int, tuple[Level, ...]]:
+    """The levels of each key (empty: no bracket), by at most MAX_LEVELS histogram passes.  A key
+    of at most its cap rows, or of at most its cap distinct values by the estimate ``distinct``
+    (its window pass then groups few values, whatever its rows), gets none."""
     chosen: dict[int, tuple[Level, ...]] = {k: () for k in ranks}
     below = dict.fromkeys(ranks, 0)
     inside = {k: n[k] for k in ranks}
-    pending = {k: lv for k in ranks if inside[k] > _cap(*ranks[k]) and (lv := _first_level(lo, hi, n[k]))}
+    few = {k for k in ranks if distinct is not None and distinct[k] <= _cap(*ranks[k])}
+    pending = {k: lv for k in ranks if k not in few and inside[k] > _cap(*ranks[k])
+               and (lv := _first_level(lo, hi, n[k]))}
     while pending:
         got = _histogram(rows, {k: (ranks[k][0] - below[k], ranks[k][1] - below[k], chosen[k], lv)
                                 for k, lv in pending.items()})
@@ -172,12 +189,12 @@ def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Lev
     more than one value (a flag, no value)."""
     F = ps.functions()
     depth = max(len(levels) for _, _, levels, _ in plan.values()) + 1
-    leveled = with_levels(rows, {k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
-                                 for k, (first, last, levels, lv) in plan.items()}, depth)
+    full = {k: (first, last, levels + (NEUTRAL,) * (depth - 1 - len(levels)) + (lv,))
+            for k, (first, last, levels, lv) in plan.items()}
     x = F.col(VAL)
-    inside = leveled.where(side(x, depth - 1) == 0)
-    counts = inside.groupBy(KID, "first", "last", "m", F.floor(_y(x, depth - 1)).alias("bin")).agg(
-        F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread"))
+    inside = with_levels(rows, full, depth).where(side(x, depth - 1) == 0)
+    counts = with_ranks(inside.groupBy(KID, F.floor(_y(x, depth - 1)).alias("bin")).agg(
+        F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread")), full)
     got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum", "spread"))
     out: dict[int, list[Any]] = {}
     for row in got:

@@ -10,7 +10,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame"]
+__all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
+           "inheritable_thread", "quoted"]
 
 
 def _import(name: str) -> ModuleType:
@@ -39,6 +40,11 @@ def _quiet_pandas_notice() -> None:
             pass
 
 
+def quoted(name: str) -> str:
+    """A column name as a Spark identifier (backquoted), so dots and spaces are literal."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def functions() -> Any:
     """``pyspark.sql.functions``."""
     return _import("pyspark.sql.functions")
@@ -52,6 +58,14 @@ def window() -> Any:
 def types() -> Any:
     """``pyspark.sql.types``."""
     return _import("pyspark.sql.types")
+
+
+def inheritable_thread(session: Any) -> Any:
+    """``target -> thread``: a thread that runs Spark actions with the calling thread's job group,
+    description and other local properties (``pyspark.InheritableThread``; a plain thread does
+    not inherit them, so its jobs would escape the caller's group)."""
+    inheritable = _import("pyspark").InheritableThread
+    return lambda target: inheritable(target, session=session, name="opendp_duff-spark-key")
 
 
 def is_spark_frame(x: object) -> bool:

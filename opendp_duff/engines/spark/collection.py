@@ -41,6 +41,10 @@ class CollectionLog:
         counts: integers read on the driver (sizes, multiplicities, ranks, aggregates).
         per_key: data values read per key index (0 for an ungrouped release).
         tails: tails fetched because the sampler opened them.
+        tail_passes: Spark passes that fetched them (one per round of a grouped release).
+        snapshot: the check (:class:`.snapshot.Check`) of the admitted snapshot this
+            release reads, if any: the release's first action carries it.
+        verified: whether that check has been made.
     """
 
     actions: int = 0
@@ -48,6 +52,9 @@ class CollectionLog:
     counts: int = 0
     per_key: dict[int, int] = attrs.field(factory=dict)
     tails: int = 0
+    tail_passes: int = 0
+    snapshot: Any = attrs.field(default=None, repr=False)
+    verified: bool = False
 
     def note(self, key: int, values: int = 0, counts: int = 0) -> None:
         """Record ``values`` data values and ``counts`` integers read for key index ``key``."""
@@ -84,27 +91,38 @@ def release(log: CollectionLog | None = None) -> Iterator[CollectionLog]:
     finally:
         _state["current"] = None
         _state["last"] = log
+        log.snapshot = None      # the last log must not keep a snapshot (and its cache) alive
 
 
 _AQE = "spark.sql.adaptive.enabled"
 
 
+# [proof:spark_collect]
 def collect(frame: Any) -> list[Any]:
     """``frame.collect()``, counted as one action of the current release, run as ONE Spark job.
+    The release's first action also checks its snapshot, in the same job
+    (:class:`.snapshot.Check`): SparkDataChanged if it changed.
 
     Adaptive query execution runs every shuffle stage of an action as a job of its own (three
     or four per pass of the engine); the engine's passes are aggregations of one scan whose
     shuffles carry partial counts, which it gains little from, so the action runs with it off
     and the session's setting is restored after (a runtime SQL setting of the session: a query
     another thread starts meanwhile on the same session runs without it too)."""
-    current().actions += 1
+    log = current()
+    log.actions += 1
+    check = log.snapshot if not log.verified else None
+    if check is not None:
+        log.verified = True
+        frame = check.ride(frame)
     conf = frame.sparkSession.conf
     before = conf.get(_AQE, None)
     conf.set(_AQE, "false")
     try:
-        return list(frame.collect())
+        rows = list(frame.collect())
     finally:
         if before is None:
             conf.unset(_AQE)
         else:
             conf.set(_AQE, before)
+    return rows if check is None else check.verified(rows)
+# [end:spark_collect]

@@ -25,14 +25,10 @@ from ...membership import Refusal
 from ...domains import AtomDomain
 from ...errors import NotAMemberTypeError, NotAMemberValueError
 from . import _pyspark as ps
-from . import collection
+from . import collection, snapshot
+from ._pyspark import quoted
 
 __all__ = ["SparkColumn", "check_spark_frame", "check_spark_column", "non_member", "first_refusal", "quoted"]
-
-
-def quoted(name: str) -> str:
-    """A column name as a Spark identifier (backquoted), so dots and spaces are literal."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 # [proof:element_refusal]
@@ -49,23 +45,25 @@ def non_member(expr: Any, domain: AtomDomain) -> Any:
     return bad
 
 
-def first_refusal(frame: Any, checks: list[tuple[str, Any]], size: int | None) -> str | None:
+def first_refusal(frame: Any, checks: list[tuple[str, Any]], size: int | None,
+                  extra: list[Any] | None = None) -> tuple[str | None, Any]:
     """ONE pass over ``frame``: for each (label, non-member expression) whether some row is
-    bad, and the number of rows if ``size`` is given.  Returns the first failed requirement
-    (a label, or the size requirement), or None."""
+    bad, the number of rows if ``size`` is given, and the ``extra`` aggregations.  Returns the
+    first failed requirement (a label, or the size requirement) or None, and the row of the pass."""
     F = ps.functions()
     aggs = [F.max(bad.cast("int")).alias(f"b{i}") for i, (_, bad) in enumerate(checks)]
     if size is not None:
         aggs.append(F.count(F.lit(1)).alias("n"))
+    aggs += extra or []
     if not aggs:
-        return None
+        return None, None
     row = collection.collect(frame.agg(*aggs))[0]
     for i, (label, _) in enumerate(checks):
         if row[f"b{i}"] == 1:
-            return label
+            return label, row
     if size is not None and row["n"] != size:
-        return f"the frame must have exactly {size} rows"
-    return None
+        return f"the frame must have exactly {size} rows", row
+    return None, row
 # [end:element_refusal]
 
 
@@ -84,8 +82,10 @@ _UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a Spar
 
 # [proof:spark_frame_admit]
 def check_spark_frame(domain: Any, x: Any) -> Any:
-    """``x`` itself if it is a member of the Spark frame domain (one distributed pass over the
-    declared columns), else a refusal.  Never raises."""
+    """A snapshot of ``x`` if it is a member of the Spark frame domain: its declared columns,
+    persisted, checked, counted and fingerprinted in one distributed pass (:mod:`.snapshot`);
+    else a refusal.  Never raises."""
+    frame = None
     try:
         fields = {f.name: f.dataType for f in x.schema.fields}
         checks = []
@@ -94,10 +94,17 @@ def check_spark_frame(domain: Any, x: Any) -> Any:
                 return Refusal(NotAMemberTypeError, f"column {name!r} must exist with a Spark type "
                                                     f"holding {dom.T.__name__} values")
             checks.append((_requirement(name, dom), non_member(ps.functions().col(quoted(name)), dom)))
-        refusal = first_refusal(x, checks, domain.size)
+        columns = tuple(domain.columns)
+        frame = snapshot.persist_declared(x, columns)
+        refusal, row = first_refusal(frame, checks, domain.size, snapshot.aggregates(columns))
+        if refusal is None:
+            snapshot.record(frame, columns, checks, row)
+            return frame
     except Exception:  # noqa: BLE001 - Spark (or the object) raised: no value of the data is quoted
-        return _UNREADABLE
-    return x if refusal is None else Refusal(NotAMemberValueError, refusal)
+        refusal = None
+    if frame is not None:
+        snapshot.discard(frame)
+    return _UNREADABLE if refusal is None else Refusal(NotAMemberValueError, refusal)
 # [end:spark_frame_admit]
 
 
@@ -112,7 +119,8 @@ def check_spark_column(domain: Any, x: object) -> Any:
                 or (domain.sorted and not x.is_sorted)):
             return Refusal(NotAMemberTypeError, f"a member must be a Spark column of {elem.T.__name__}"
                                                 + (" marked sorted (make_sort)" if domain.sorted else ""))
-        refusal = first_refusal(x.frame, [(_requirement("the column", elem), non_member(x.expr, elem))], domain.size)
+        refusal, _ = first_refusal(x.frame, [(_requirement("the column", elem), non_member(x.expr, elem))],
+                                   domain.size)
     except Exception:  # noqa: BLE001 - Spark (or the object's own code) raised: no value is quoted
         return _UNREADABLE
     return x if refusal is None else Refusal(NotAMemberValueError, refusal)

@@ -17,6 +17,7 @@ Proof of what the constructors cite: ``proofs/engines/spark/``.
 from __future__ import annotations
 
 import decimal
+import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, cast
@@ -30,10 +31,10 @@ from .._base import Engine, Predict
 from ..candidates import Candidates
 from ..rank_window import Pairs, RankSource, RankWindow, Tail
 from . import _pyspark as ps
-from . import collection
+from . import collection, rounds, snapshot
 from .column import SparkColumn, check_spark_column, check_spark_frame
 from .parts import KID, VAL, SparkPart, shared, split_by_keys
-from .ranks import KeyRanks, spark_rank_sources
+from .ranks import KeyRanks, SparkDataChanged, spark_rank_sources
 from .sum import exact_sums, grid_floor, limb_exponents
 
 __all__ = ["SparkEngine"]
@@ -90,7 +91,10 @@ class SparkEngine(Engine):
     # [proof:SparkEngine.column]
     def column(self, frame: Any, name: str, domain: Any) -> SparkColumn:
         T = domain.element_domain.T
+        whole = frame.batch.frame if isinstance(frame, SparkPart) else frame
         log = frame.batch.log if isinstance(frame, SparkPart) else collection.CollectionLog()
+        if log.snapshot is None and (snap := snapshot.of(whole)) is not None:
+            log.snapshot = snapshot.Check(whole, snap, SparkDataChanged)   # the release's first action carries it
         return SparkColumn(frame, T, (("column", name, T),), log)
     # [end:SparkEngine.column]
 
@@ -106,18 +110,22 @@ class SparkEngine(Engine):
 
     # [proof:SparkEngine.map_parts]
     def map_parts(self, f: Callable[[Any], Any], parts: tuple[Any, ...]) -> tuple[Any, ...]:
-        with collection.release(parts[0].batch.log if parts else None):   # the whole grouped release
-            return tuple(f(part) for part in parts)
+        if not parts:
+            return ()
+        with collection.release(parts[0].batch.log):   # the whole grouped release, tails shared per round
+            thread = ps.inheritable_thread(parts[0].batch.frame.sparkSession)
+            return tuple(rounds.run_in_rounds([functools.partial(f, part) for part in parts], thread))
     # [end:SparkEngine.map_parts]
 
     def result_frame(self, like: Any, columns: dict[str, list[Any]]) -> Any:
-        """A small Spark DataFrame of these public columns, built on the driver."""
+        """A small Spark DataFrame of these public columns, built on the driver as a local
+        relation (collecting it runs no Spark job)."""
         t = ps.types()
         typed = {name: _spark_type(list(values)) for name, values in columns.items()}
         schema = t.StructType([t.StructField(name, kind, False) for name, (kind, _) in typed.items()])
         rows = list(zip(*(values for _, values in typed.values()), strict=True))
         session = like.sparkSession if ps.is_spark_frame(like) else like.batch.frame.sparkSession
-        return session.createDataFrame(rows, schema)
+        return ps.local_frame(session, schema, rows)
 
     # ---- columns: row-wise steps ------------------------------------------------------------
 

@@ -6,9 +6,11 @@ first..last (the records of those ranks sorted, and for each tail outside it the
 ties with the window's end and a callable returning the tail sorted).  Here that source is
 computed by Spark, for every key of a grouped release at once:
 
-1. **Sizes** (one aggregation): n per key.  From n the driver computes the ranks the sampler
+1. **Sizes** (one aggregation): n per key, and an estimate of its number of distinct values
+   (HyperLogLog, ``approx_count_distinct``).  From n the driver computes the ranks the sampler
    will ask for (its prediction, :func:`opendp_duff.measurements.duff.sampler_ranks`).
-2. **Brackets** (:mod:`opendp_duff.engines.spark._brackets`, usually one aggregation, at most four):
+2. **Brackets** (:mod:`opendp_duff.engines.spark._brackets`, none for keys of few distinct
+   values, else usually one aggregation, at most four):
    exact histograms over public bins narrow each key's rows to an interval of values that
    holds its window; only the counts of the few bins meeting the window reach the driver.
 3. **The window** (one aggregation): per key, the rows are split into below, inside and above
@@ -18,8 +20,9 @@ computed by Spark, for every key of a grouped release at once:
    and above.  The exact counts pin the ranks: the brackets only choose how much is
    shuffled, never what is returned.  A key whose bracket missed its window is computed
    again with no bracket.
-4. **A tail** (one pass, only if the sampler opens it and it is not all ties): the distinct
-   values below y_first (above y_last) with their multiplicities.
+4. **Tails** (only those the sampler opens that are not all ties): the distinct values below
+   y_first (above y_last) with their multiplicities, for every key that opened one in the
+   same round of a grouped release in one shared pass (:mod:`.rounds`).
 
 The windows and tails returned are a function of each key's multiset of records alone, the
 same as :class:`~opendp_duff.engines.selection.SelectedRecords` returns on those
@@ -28,7 +31,7 @@ from exactly the single-machine law.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -38,11 +41,13 @@ from ...duff_utility import sampler_ranks
 from .._base import Predict
 from ..rank_window import NO_PAIRS, Pairs, RankWindow, Tail
 from . import _pyspark as ps
-from . import collection
-from ._brackets import Level, choose_levels, kept, near_values, side, with_levels
+from . import collection, rounds
+from ._brackets import Level, choose_levels, kept, near_values, side, with_levels, with_ranks
 from .parts import KID, VAL
 
 __all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass", "driver_pairs_bound"]
+
+DISTINCT_RSD = 0.3    # relative error of the sizes pass's estimate of a key's distinct values (cost only)
 
 
 # [proof:driver_pairs_bound]
@@ -63,11 +68,12 @@ def driver_pairs_bound(n: int, scale: float, alpha: Fraction = Fraction(1, 2)) -
 
 # [proof:SparkDataChanged]
 class SparkDataChanged(RuntimeError):
-    """Two passes of one release saw different rows: the DataFrame is not deterministic."""
+    """The admitted snapshot no longer has its rows, or two passes of one release saw different
+    rows: the DataFrame's plan is not deterministic and its cache was recomputed."""
 
     def __init__(self) -> None:
-        super().__init__("the DataFrame gave different rows to two passes of one release; "
-                         "make it deterministic (cache or checkpoint it) before releasing")
+        super().__init__("the Spark frame gave other rows than those admitted (its snapshot was recomputed, or "
+                         "two passes of one release disagreed); make it deterministic (checkpoint it) first")
 # [end:SparkDataChanged]
 
 
@@ -93,12 +99,13 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
     """One rank source per key index 0..n_keys-1 of ``rows`` (columns KID, VAL: finite
     floats of [lo, hi] without -0.0): sizes, brackets, then the windows ``predict(n)``."""
     F = ps.functions()
-    n = dict.fromkeys(range(n_keys), 0)
-    for row in collection.collect(rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"))):
-        n[row[KID]] = int(row["n"])
-        collection.current().note(row[KID], counts=1)
+    n, distinct = dict.fromkeys(range(n_keys), 0), dict.fromkeys(range(n_keys), 0)
+    got = rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"), F.approx_count_distinct(VAL, DISTINCT_RSD).alias("d"))
+    for row in collection.collect(got):
+        n[row[KID]], distinct[row[KID]] = int(row["n"]), int(row["d"])
+        collection.current().note(row[KID], counts=2)
     ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
-    levels = choose_levels(rows, n, ranks, lo, hi)
+    levels = choose_levels(rows, n, ranks, lo, hi, distinct)
     windows = window_pass(rows, {k: (*r, levels[k]) for k, r in ranks.items()}, n)
     missed = {k: (*ranks[k], ()) for k, w in windows.items() if w is None}
     if missed:
@@ -128,8 +135,8 @@ def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
     depth = max(len(levels) for _, _, levels in plan.values())
     x = F.col(VAL)
     s = side(x, depth)
-    groups = with_levels(rows, plan, depth).groupBy(
-        KID, "first", "last", "m", s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c"))
+    groups = with_ranks(with_levels(rows, plan, depth).groupBy(
+        KID, s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c")), plan)
     got = collection.collect(kept(groups, ["s", "v"], F.col("s") == 0).select(KID, "s", "v", "c", "cum", "tot"))
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
     for row in got:
@@ -171,22 +178,38 @@ def _assemble(rows: Any, k: int, n: int, first: int, last: int, got: list[Any]) 
 def _rest(rows: Any, k: int, edge: float, count: int, below: bool) -> Callable[[], Pairs]:
     """The rest of a tail of key k on demand: the (value, count) pairs of its ``count`` records
     below (above) ``edge``, the tail's near value farthest from the window (or the window's
-    end): one pass, none when ``count`` is 0."""
+    end): none when ``count`` is 0, else fetched in the round's shared tail pass
+    (:func:`.rounds.request`, :func:`tail_pass`)."""
     if count == 0:
         return lambda: NO_PAIRS
+    return lambda: rounds.request(rows, (k, edge, count, below), tail_pass)
 
-    def fetch() -> Pairs:
-        F = ps.functions()
-        x = F.col(VAL)
-        beyond = rows.where((F.col(KID) == k) & ((x < edge) if below else (x > edge)))
-        got = collection.collect(beyond.groupBy(VAL).agg(F.count(F.lit(1)).alias("c")).orderBy(VAL))
-        log = collection.current()
-        log.note(k, values=len(got), counts=len(got))
+
+def tail_pass(rows: Any, specs: Sequence[tuple[int, float, int, bool]]) -> list[Pairs]:
+    """One pass: for each request (k, edge, count, below), the (value, count) pairs of key k's
+    records below (above) ``edge``, sorted; SparkDataChanged unless they hold ``count`` records.
+    The requests are of distinct (key, side) pairs, so each row meets at most one of them."""
+    F = ps.functions()
+    x = F.col(VAL)
+    which = F.lit(None)
+    for i, (k, edge, _, below) in reversed(list(enumerate(specs))):
+        which = F.when((F.col(KID) == k) & ((x < edge) if below else (x > edge)), i).otherwise(which)
+    picked = rows.select(which.alias("r"), x).where(F.col("r").isNotNull())
+    got = collection.collect(picked.groupBy("r", VAL).agg(F.count(F.lit(1)).alias("c")))
+    log = collection.current()
+    log.tail_passes += 1
+    found: list[list[Any]] = [[] for _ in specs]
+    for row in got:
+        found[row["r"]].append(row)
+    out = []
+    for (k, _, count, _), pairs_rows in zip(specs, found, strict=True):
+        pairs_rows.sort(key=lambda r: r[VAL])
+        log.note(k, values=len(pairs_rows), counts=len(pairs_rows))
         log.tails += 1
-        pairs = (np.array([float(r[VAL]) for r in got], dtype=np.float64),
-                 np.array([int(r["c"]) for r in got], dtype=np.int64))
+        pairs = (np.array([float(r[VAL]) for r in pairs_rows], dtype=np.float64),
+                 np.array([int(r["c"]) for r in pairs_rows], dtype=np.int64))
         if int(pairs[1].sum()) != count:
             raise SparkDataChanged()
-        return pairs
-    return fetch
+        out.append(pairs)
+    return out
 # [end:window_pass]

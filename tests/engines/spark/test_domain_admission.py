@@ -1,8 +1,9 @@
 """Spark frame domains (``dataframe_domain(..., engine="spark")``): the schema decides the types
 (a missing column or a Spark type that does not hold the element type is refused), one
-distributed pass refuses null, NaN and out-of-bounds elements and a wrong row count, and no
-refusal quotes a value of the data; ``check`` never raises.  Refusals happen before any random
-byte is drawn.  A Spark vector domain admits a Spark column of a whole frame in one pass."""
+distributed pass (which also snapshots the declared columns: the member) refuses null, NaN
+and out-of-bounds elements and a wrong row count, and no refusal quotes a value of the data;
+``check`` never raises.  Refusals happen before any random byte is drawn.  A Spark vector
+domain admits a Spark column of a whole frame in one pass."""
 import math
 
 import pytest
@@ -36,8 +37,11 @@ def test_members_are_admitted_in_one_pass(spark):
     frame = _frame(spark, [1.0, SECRET, -0.0])
     dom = spark_frame_domain({"x": dp.atom_domain(T=float), "k": dp.atom_domain(T=int)}, size=3)
     with collection.release() as log:
-        assert dom.admit(frame) is frame
+        admitted = dom.admit(frame)
     assert log.actions == 1
+    # the member is the snapshot of the declared columns: the same rows, read from its cache
+    assert admitted.columns == ["x", "k"] and admitted.is_cached
+    assert sorted(admitted.collect()) == sorted(frame.select("x", "k").collect())
     schema = engine_for(frame).schema(frame)
     assert schema == dp.dataframe_domain({"x": dp.atom_domain(T=float), "s": dp.atom_domain(T=str),
                                           "k": dp.atom_domain(T=int)}, engine="spark")

@@ -60,6 +60,8 @@ def _sources(parts, alpha, scale):
 def test_windows_of_every_key_equal_the_local_ones(grouped, monkeypatch, alpha, scale, bins, passes):
     data, parts = grouped
     monkeypatch.setattr(_brackets, "BINS", bins)
+    choose = ranks.choose_levels   # without the distinct-value estimate: every key large enough gets a bracket
+    monkeypatch.setattr(ranks, "choose_levels", lambda rows, n, r, lo, hi, distinct: choose(rows, n, r, lo, hi))
     with collection.release() as log:
         sources = _sources(parts, alpha, scale)
     # sizes, windows, and one bracket level or more when a key holds much more than its window
@@ -86,7 +88,8 @@ def test_another_window_is_computed_by_one_more_pass(grouped):
 def test_a_bracket_that_misses_is_recomputed_without_bracket(grouped, monkeypatch):
     data, parts = grouped
     # a level whose inside is empty (y = 0 < 5 for every value): every row is below it
-    monkeypatch.setattr(ranks, "choose_levels", lambda rows, n, r, lo, hi: {k: ((0.0, 0.0, 5.0, 6.0, 8.0),) for k in r})
+    monkeypatch.setattr(ranks, "choose_levels",
+                        lambda rows, n, r, lo, hi, *_: {k: ((0.0, 0.0, 5.0, 6.0, 8.0),) for k in r})
     with collection.release() as log:
         sources = _sources(parts, HALF, 2.0)
     assert log.actions == 3

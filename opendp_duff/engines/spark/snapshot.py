@@ -1,0 +1,148 @@
+"""One verified snapshot of an admitted Spark frame: persisted, counted and fingerprinted in the
+admission pass, checked again in the first pass of every release that reads it.
+
+A release reads a Spark frame in several passes, and a context runs many releases on one frame;
+each pass re-runs the frame's plan unless it is cached.  Admission therefore takes a *snapshot*:
+the declared columns of the frame, persisted (memory and disk), and, in the same aggregation
+that checks membership (one Spark job, :func:`~.column.first_refusal`), its row count n and its
+*fingerprint* h, the exact sum over the rows of ``pmod(xxhash64(declared columns), 2^31)``
+(a long: exact below 2^32 rows; above, Spark's ``try_sum`` gives null and h is not checked).
+The snapshot, not the caller's frame, is the admitted member: every pass of every release reads
+the cached rows.
+
+A cache is not a guarantee (Spark recomputes a lost or evicted block from the plan, and a
+non-deterministic plan then yields other rows), so the first pass of each release carries a
+check of the snapshot in the same Spark job (:func:`ride`): n, h and the membership flags are
+computed again and the release raises :class:`~.ranks.SparkDataChanged` when they differ.  It
+is an integrity check, not a proof of equality: other rows with the same count and hash sum
+pass it (a change caught by chance fails it with probability about 2^-31 per changed row set,
+for a hash that behaves randomly on the rows).  The release was charged when it started
+(the compositor never refunds).
+
+The snapshot is unpersisted when the last reference to it goes: the context (its compositor's
+queryable holds it) or the measurement call that admitted it is garbage-collected.
+
+Proof: ``proofs/engines/spark/admission.tex``.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from . import _pyspark as ps
+
+__all__ = ["Snapshot", "Check", "aggregates", "persist_declared", "record", "discard", "of", "CHECK"]
+
+CHECK = "__opendp_check"          # the marker column of the check row a riding pass adds
+_N, _H = "__opendp_check_n", "__opendp_check_h"
+_BITS = 2 ** 31
+_tokens = itertools.count()
+_SNAPSHOTS: weakref.WeakKeyDictionary[Any, Snapshot] = weakref.WeakKeyDictionary()
+
+
+# [proof:spark_snapshot]
+@attrs.frozen(eq=False)
+class Snapshot:
+    """What admission recorded of a persisted frame: the declared columns, the non-member
+    indicators of the admission pass (labelled), the row count and the fingerprint."""
+
+    columns: tuple[str, ...]
+    checks: tuple[tuple[str, Any], ...] = attrs.field(repr=False)
+    n: int = attrs.field(repr=False)          # private: never shown
+    h: int | None = attrs.field(repr=False)
+
+
+
+def aggregates(columns: tuple[str, ...]) -> list[Any]:
+    """The aggregations that record a snapshot: n, and h, the exact sum over the rows of
+    ``pmod(xxhash64(columns), 2^31)`` as a long (``try_sum``: exact below 2^32 rows; null, as
+    for no row, when it would overflow, so that only n and membership are checked then)."""
+    F = ps.functions()
+    cols = [F.col(ps.quoted(c)) for c in columns] or [F.lit(0)]
+    return [F.count(F.lit(1)).alias(_N), F.try_sum(F.pmod(F.xxhash64(*cols), F.lit(_BITS))).alias(_H)]
+
+
+def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
+    """A new DataFrame of the declared ``columns`` of ``x``, persisted (memory and disk), not yet
+    materialised: the admission pass that reads it stores it.  Its plan holds a token of its own,
+    so no other frame shares its cache entry (and unpersisting it frees that entry only)."""
+    F = ps.functions()
+    token = next(_tokens)
+    frame = x.select(*[F.col(ps.quoted(c)) for c in columns]).where(F.lit(token) == F.lit(token))
+    storage = __import__("pyspark", fromlist=["StorageLevel"]).StorageLevel
+    return frame.persist(storage.MEMORY_AND_DISK)
+
+
+def record(frame: Any, columns: tuple[str, ...], checks: list[tuple[str, Any]], row: Any) -> Snapshot:
+    """Register ``frame`` (from :func:`persist_declared`) as a snapshot with the count and fingerprint its
+    admission pass returned in ``row``; it is unpersisted when ``frame`` is garbage-collected."""
+    snap = Snapshot(columns, tuple(checks), int(row[_N]), None if row[_H] is None else int(row[_H]))
+    _SNAPSHOTS[frame] = snap
+    weakref.finalize(frame, _release, getattr(frame, "_jdf", None))
+    return snap
+# [end:spark_snapshot]
+
+
+def discard(frame: Any) -> None:
+    """Unpersist a snapshot that was refused (no row of it is used)."""
+    try:
+        frame.unpersist(blocking=False)
+    except Exception:  # noqa: BLE001 - the session may be gone: nothing is left to free
+        pass
+
+
+def _release(jdf: Any) -> None:
+    """Unpersist a collected snapshot's cache (classic Spark: by its Java DataFrame; a Connect
+    frame has none and is left to the session's cache)."""
+    if jdf is None:
+        return
+    try:
+        jdf.unpersist(False)
+    except Exception:  # noqa: BLE001 - the session may be stopped already
+        pass
+
+
+def of(frame: Any) -> Snapshot | None:
+    """The snapshot record of an admitted frame (None for a frame admitted otherwise)."""
+    try:
+        return _SNAPSHOTS.get(frame)
+    except TypeError:   # not weakly referenceable: not a snapshot
+        return None
+
+
+# [proof:snapshot_ride]
+@attrs.frozen(eq=False)
+class Check:
+    """The check of a snapshot that a release's first action carries: ``frame`` (the snapshot)
+    and its record ``snap``; ``changed()`` is the error raised when it fails."""
+
+    frame: Any
+    snap: Snapshot
+    changed: Callable[[], Exception]
+
+    def ride(self, result: Any) -> Any:
+        """``result`` (a statistic's aggregation) with one more row, marked by a non-null CHECK
+        column: the count, the fingerprint and the membership flags of the snapshot recomputed,
+        in the same Spark job when collected."""
+        F = ps.functions()
+        flags = [F.max(bad.cast("int")).alias(f"__opendp_check_b{i}") for i, (_, bad) in enumerate(self.snap.checks)]
+        check = self.frame.agg(*aggregates(self.snap.columns), *flags).withColumn(CHECK, F.lit(1))
+        return result.unionByName(check, allowMissingColumns=True)
+
+    def verified(self, rows: list[Any]) -> list[Any]:
+        """The rows of a riding action without its check row, after checking it: the snapshot has
+        the recorded count and fingerprint and no non-member; else ``changed()`` is raised."""
+        checks = [r for r in rows if r[CHECK] is not None]
+        if len(checks) != 1:
+            raise self.changed()
+        c, snap = checks[0], self.snap
+        h = None if c[_H] is None else int(c[_H])
+        if (int(c[_N]) != snap.n or h != snap.h
+                or any(c[f"__opendp_check_b{i}"] == 1 for i in range(len(snap.checks)))):
+            raise self.changed()
+        return [r for r in rows if r[CHECK] is None]
+# [end:snapshot_ride]
