@@ -173,7 +173,7 @@ class Planner:
 
             l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
             keys = placeholders(columns[by].T, max(1, l0))
-            discovery = Discovery(counts, partition, step.key_share)
+            discovery = Discovery(counts, partition, step.key_share, self.target.measure)
         outer = self.apply(self.truncated(state, by), trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric
