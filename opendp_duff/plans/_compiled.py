@@ -203,6 +203,7 @@ class Compiled:
         assert keys_budget is not None
         return (keys_budget, *grouping.discovery.parameters(self.target.d_in, keys_budget))
 
+    # [proof:discovery_split]
     def _split(self, budget: Optional[Budget]) -> tuple[Optional[Budget], Optional[Budget]]:
         """(the keys' part, the statistics' part) of the budget: all to the statistics unless the
         keys are discovered; then ``key_share`` of it to the keys, and, for (rho, delta), all of
@@ -217,10 +218,11 @@ class Compiled:
         if isinstance(self.target.measure, ApproximateZeroConcentratedDivergence):
             # the statistics are zCDP (charged (rho, 0)): the keys take all of the delta
             assert isinstance(budget, tuple)
-            keys_rho, statistics_rho = Shares(budget[0], 2, [share, 1 - share])
-            return (keys_rho, budget[1]), (statistics_rho, 0.0)
+            rhos: Any = Shares(budget[0], 2, [share, 1 - share])
+            return (rhos[0], budget[1]), (rhos[1], 0.0)
         keys, statistics = Shares(budget, 2, [share, 1 - share])
         return keys, statistics
+    # [end:discovery_split]
 
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         state = self.state
@@ -236,6 +238,7 @@ class Compiled:
         self._check(measurement, budget, "the query")
         return found, measurement
 
+    # [proof:calibrate_statistics]
     def _calibrate_parts(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         """Several statistics: each calibrated to its share, run as one composition."""
         state, target = self.state, self.target
@@ -277,6 +280,7 @@ class Compiled:
             candidates = _Candidates(comb.make_parallel_composition, grouping.outer, measure)
             found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
         return found, part(found)
+    # [end:calibrate_statistics]
 
     def _parallel(self, part: Measurement, outer: Optional[Transformation] = None) -> Measurement:
         """``part`` on every group of ``outer`` (by default the grouping's), in ``part``'s measure."""
@@ -285,6 +289,7 @@ class Compiled:
         domain: Any = outer.output_domain
         return _measurement(outer >> comb.make_parallel_composition(domain, outer.output_metric, part))
 
+    # [proof:discovery_grouped]
     def _grouped(self, part: Measurement, budget: Optional[Budget]) -> Measurement:
         """The grouped release ``(keys, releases)``: over the public keys, or over the keys
         discovered with the keys' part of ``budget``."""
@@ -302,10 +307,13 @@ class Compiled:
         found = grouping.discovery.keys(self.target.d_in, keys_budget)
         return grouping.discovery.measurement(found, restate(self._parallel(part), measure),
                                               lambda outer: self._parallel(part, outer))
+    # [end:discovery_grouped]
 
+    # [proof:Compiled._check]
     def _check(self, measurement: Measurement, budget: Optional[Budget], what: str) -> None:
         if budget is not None and not measurement.check(self.target.d_in, budget):
             raise MakeError(f"{what} costs {measurement.map(self.target.d_in)!r}, more than its budget {budget!r}")
+    # [end:Compiled._check]
 
 
 def _measurement(built: Any) -> Measurement:

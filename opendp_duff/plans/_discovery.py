@@ -46,6 +46,7 @@ _WHY = ("group_by() without keys discovers the keys from the data, which release
         "small probability (a delta)")
 
 
+# [proof:refuse_measure]
 def refuse_measure(measure: Any) -> None:
     """Discovering keys needs a delta: refused, before any data, in a context without one."""
     if isinstance(measure, ZeroConcentratedDivergence):
@@ -55,13 +56,16 @@ def refuse_measure(measure: Any) -> None:
         raise MakeError(f"{_WHY}: it needs an (epsilon, delta) context (dp.loss_of(epsilon=..., delta=...)) or a "
                         "(rho, delta) one (dp.loss_of(rho=..., delta=...)); give the public keys (keys=[...]) "
                         "otherwise")
+# [end:refuse_measure]
 
 
+# [proof:placeholders]
 def placeholders(T: type, count: int) -> tuple[Any, ...]:
     """``count`` distinct values of type T standing in for keys not known yet."""
     if T is str:
         return tuple(f"\x00{i}" for i in range(count))
     return tuple(T(i) for i in range(count))
+# [end:placeholders]
 
 
 @attrs.frozen

@@ -158,6 +158,7 @@ class Planner:
         by: Any = step.by[0] if len(step.by) == 1 else step.by     # a key is a value, or a tuple of values
         discovery = None
         keys = step.keys
+        # [proof:discovered_keys]
         if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
             refuse_measure(self.target.measure)
             if len(step.by) != 1:
@@ -174,6 +175,7 @@ class Planner:
             l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
             keys = placeholders(columns[by].T, max(1, l0))
             discovery = Discovery(counts, partition, step.key_share, self.target.measure)
+        # [end:discovered_keys]
         outer = self.apply(self.truncated(state, by), trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric

@@ -89,7 +89,7 @@ def summarize(compiled: Compiled, budget: Any, alpha: float, *, spread: Any = No
     rows: list[dict[str, Any]] = []
     discovery = compiled.key_parameters(budget)
     if discovery is not None:
-        assert state.grouping is not None
+        assert state.grouping is not None and state.grouping.discovery is not None
         keys_budget, scale, threshold = discovery
         keys = threshold_keys_accuracy(scale, alpha, threshold=threshold, noise=state.grouping.discovery.noise)
         rows.append({"statistic": f"keys of {', '.join(state.grouping.by)}", "budget": keys_budget,

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
+from engines.spark.conftest import spark  # noqa: F401  (the Spark test's session)
 from helpers import rerun_once
 from opendp_duff.errors import BudgetExceeded, MakeError
 from opendp_duff.measures import approximate_zero_concentrated_divergence
@@ -39,9 +40,9 @@ def columns(big=10_000):
     return {"code": codes, "x": np.linspace(0.0, 100.0, len(codes))}
 
 
-def context(df, loss=None):
+def context(df, loss=None, domain=DOMAIN):
     return dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1),
-                                 privacy_loss=loss or dp.loss_of(rho=2.0, delta=1e-5), domain=DOMAIN)
+                                 privacy_loss=loss or dp.loss_of(rho=2.0, delta=1e-5), domain=domain)
 
 
 def plan(ctx):
@@ -65,7 +66,8 @@ def test_a_rho_delta_budget_composes_both_parts():
 
 def test_a_rho_only_context_refuses_discovery_and_names_the_fix_before_any_charge():
     ctx = context(pd.DataFrame(columns(10)), dp.loss_of(rho=1.0))
-    with pytest.raises(MakeError, match=r"rho-only budget has no delta; give one, dp.loss_of\(rho=..., delta=...\)"):
+    fix = r"rho-only budget has no delta; give one, dp.loss_of\(rho=..., delta=...\)"
+    with pytest.raises(MakeError, match=fix):
         ctx.query(rho=1.0).group_by("code").agg(n=dp.count())
     assert ctx.spent == 0.0
     rho_delta = context(pd.DataFrame(columns(10)))
@@ -126,9 +128,9 @@ def test_every_local_engine_releases_the_big_key_only():
 @pytest.mark.spark
 @pytest.mark.slow
 @rerun_once(7032)
-def test_spark_releases_the_big_key_only(spark):
+def test_spark_releases_the_big_key_only(spark):  # noqa: F811  (the imported fixture)
     df = spark.createDataFrame(pd.DataFrame(columns()))
-    out = plan(context(df)).release()
+    out = plan(context(df, domain=DOMAIN.with_(engine="spark"))).release()
     assert [row["code"] for row in out.collect()] == [BIG]
 
 
