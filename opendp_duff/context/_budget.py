@@ -2,8 +2,8 @@
 
 A budget is the ``d_out`` of a measure: a float for pure DP and zCDP, a pair (epsilon, delta)
 for approximate DP, a pair (rho, delta) for approximate zCDP.  Sums and differences of budgets
-are exact (:class:`fractions.Fraction`); what is shown or handed out is rounded in the safe direction: a share or a remainder down,
-an amount spent up (:func:`shown` adds a short repr that keeps that direction).
+are exact (:class:`fractions.Fraction`); what is shown or handed out is rounded in the safe
+direction: a share or a remainder down, an amount spent up (:func:`shown` adds a short repr that keeps that direction).
 """
 from __future__ import annotations
 
