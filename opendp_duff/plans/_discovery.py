@@ -60,11 +60,13 @@ def refuse_measure(measure: Any) -> None:
 
 
 # [proof:placeholders]
-def placeholders(T: type, count: int) -> tuple[Any, ...]:
-    """``count`` distinct values of type T standing in for keys not known yet."""
-    if T is str:
-        return tuple(f"\x00{i}" for i in range(count))
-    return tuple(T(i) for i in range(count))
+def placeholders(types: tuple[type, ...], count: int) -> tuple[Any, ...]:
+    """``count`` distinct keys standing in for keys not known yet: values of the one type, or
+    tuples with a value of each type (the i-th key repeats i in every component)."""
+    def values(T: type) -> list[Any]:
+        return [f"\x00{i}" for i in range(count)] if T is str else [T(i) for i in range(count)]
+    columns = [values(T) for T in types]
+    return tuple(columns[0]) if len(types) == 1 else tuple(zip(*columns, strict=True))
 # [end:placeholders]
 
 

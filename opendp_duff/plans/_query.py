@@ -104,7 +104,7 @@ class Query:
         held by one person's rows is released with probability within that part's delta), and
         the rest pays for the statistics of each discovered key; in a (rho, delta) context the
         keys take all of the delta and ``key_share`` of rho, the statistics (zCDP) the rest of
-        rho.  Keys are discovered for one column; several columns need public keys.  The release is
+        rho.  With several columns a discovered key is a tuple of their values.  The release is
         a data frame of the data's library with the grouping columns (the keys) and one column
         per statistic (``<column>_<statistic>`` for one statistic, with ``_dp`` appended if that
         is a grouping column; see :meth:`agg` for several).  Proof of the discovery:

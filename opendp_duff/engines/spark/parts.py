@@ -117,10 +117,12 @@ class SparkPart:
 # [end:SparkPart]
 
 
-def split_by_keys(frame: Any, by: tuple[str, ...], T: tuple[type, ...], keys: tuple[Any, ...]) -> list[SparkPart]:
+def split_by_keys(frame: Any, by: str | tuple[str, ...], T: type | tuple[type, ...],
+                  keys: tuple[Any, ...]) -> list[SparkPart]:
     """One part per public key, in key order, sharing one new :class:`Batch` (no Spark call):
-    ``by`` the key columns, ``T`` their element types, a key a value (one column) or a tuple."""
-    batch = Batch(frame, by, T, keys)
+    ``by`` the key column and ``T`` its element type, or tuples of them for several columns
+    (a key then being a tuple of values)."""
+    batch = Batch(frame, (by,) if isinstance(by, str) else by, T if isinstance(T, tuple) else (T,), keys)
     return [SparkPart(batch, i) for i in range(len(keys))]
 
 
