@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple, Union
 
 from .. import combinators as comb
-from ..core import Measurement, derived
+from ..combinators.measure_cast import restate_zCDP_as_approximate
+from ..core import Measurement
 from ..errors import MakeError
 from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
                         SmoothedMaxDivergence, ZeroConcentratedDivergence)
@@ -85,19 +86,12 @@ def statistics_budget(measure: Any, budget: Optional[Budget]) -> Optional[Budget
 # [proof:restate]
 def restate(measurement: Measurement, measure: Any) -> Measurement:
     """``measurement`` in ``measure``: a zCDP one as delta-approximate zCDP with delta = 0
-    (``map(d) = (rho, 0.0)``, rho its map), the same function (called through its admission:
-    a member is admitted again, a public check), certified iff it is; a
-    measurement already in ``measure`` unchanged."""
+    (``dp.c.measure_cast.restate_zCDP_as_approximate``); a measurement already in ``measure``
+    unchanged."""
     if type(measurement.output_measure) is type(measure):
         return measurement
     if not (isinstance(measurement.output_measure, ZeroConcentratedDivergence)
             and isinstance(measure, ApproximateZeroConcentratedDivergence)):
         raise MakeError(f"cannot restate {measure_name(measurement.output_measure)} in {measure_name(measure)}")
-    inner = measurement.map
-
-    def privacy_map(d_in: Any) -> tuple[float, float]:
-        return (inner(d_in), 0.0)
-
-    return derived(Measurement(measurement.input_domain, measurement.input_metric, measure, measurement.function,
-                               privacy_map), measurement)
+    return restate_zCDP_as_approximate(measurement)
 # [end:restate]
