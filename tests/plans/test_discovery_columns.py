@@ -4,7 +4,7 @@
   the rows, -0.0 read as 0.0), and its map domain admits exactly tuples of the declared types.
 * In an (epsilon, delta) and a (rho, delta) context, on pandas, Polars (eager and lazy) and Spark,
   the release has the tuple keys of 5,000 rows each, in increasing order, in two columns, and
-  never the 3 tuples held by one person's row.  False-failure rate of one release: each single
+  never the 3 tuples held by one person's row.  The false-failure rate of one release: each single
   tuple passes with probability at most 1e-6 (the keys' delta), a tuple of 5,000 rows is missed
   below e^{-1000} (threshold below 30, noise scale below 4), so at most 3e-6 per release and
   per engine, twice in a row (``rerun_once``) below 1e-11.
