@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..samplers.gumbel_race import LazyGroup, exact_race_with_lazy_blocks
+from ..samplers.lazy_race import LazyGroup, exact_race_with_lazy_blocks
 from ..samplers.uniform import exact_uniform_float
 from .. import duff_mean_utility as dm
 

@@ -8,7 +8,8 @@ is on (:func:`opendp_duff.enable_features`).
 The releases use the *exact* samplers, built on one partially sampled random number type
 (:mod:`.psrn`) and one directed-rounding interval arithmetic (:mod:`.interval`):
 
-* :mod:`.gumbel_race`: index i with probability exactly softmax(w)_i, with lazy blocks;
+* :mod:`.gumbel_race`: index i with probability exactly softmax(w)_i; :mod:`.lazy_race`, the
+  same race with blocks built only if they could win;
 * :mod:`.uniform`: a uniform point of [a, b] rounded to the nearest float;
 * :mod:`.exact_noise`: ``R(c + sigma Z)`` for exact draws Z of the noise laws;
 * :mod:`.race`: the Duff step-density sampler on top of the first two.

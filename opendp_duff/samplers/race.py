@@ -33,7 +33,8 @@ import numpy.typing as npt
 from ..errors import MakeError
 from ..laws import log_widths
 
-from .gumbel_race import LazyGroup, exact_gumbel_race, exact_race_with_lazy_blocks
+from .gumbel_race import exact_gumbel_race
+from .lazy_race import LazyGroup, exact_race_with_lazy_blocks
 from .uniform import exact_uniform_float
 
 __all__ = ["sample_step_function", "log_widths", "relative_levels"]
@@ -87,7 +88,7 @@ def _exact_index(left: npt.NDArray[np.float64], right: npt.NDArray[np.float64], 
 
     0 < scale < inf: the intervals within ``_NEAR`` nats of the top (relative level
     computed in floats: this only decides the cost) race as items; the others form
-    one :class:`~opendp_duff.samplers.gumbel_race.LazyGroup` bounded by the span
+    one :class:`~opendp_duff.samplers.lazy_race.LazyGroup` bounded by the span
     [min left, max right] at their highest level (valid: the intervals are
     disjoint), materialised only if that bound could win.  scale = 0: weight
     (right - left) on the top-level intervals, 0 elsewhere; scale = inf: weight

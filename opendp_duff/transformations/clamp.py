@@ -81,7 +81,7 @@ def make_clamp(input_domain: VectorDomain, input_metric: Metric, bounds: tuple[A
 class ClampRecords:
     """The function of :func:`make_clamp`: each record x_i -> min(max(x_i, lo), hi) (no -0.0),
     by the engine.  Its fields are public so that a step chained after it may fuse with it
-    (``after`` in :func:`opendp_duff.core._compose`): e.g. the Duff quantile leaves the clamp
+    (``after`` in :func:`opendp_duff.links._compose`): e.g. the Duff quantile leaves the clamp
     to its selection of unsorted local records."""
 
     engine: Any

@@ -15,7 +15,7 @@ from scipy import stats
 import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.duff_utility import duff_utility, quantile_step_function
-from opendp_duff.measurements import duff as duff_mod
+from opendp_duff.measurements import duff_sampler as duff_mod
 from opendp_duff.measurements.duff import duff_quantile_sample
 from opendp_duff.samplers import seeded_rng_for_tests
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
-from opendp_duff.core import _Composed
+from opendp_duff.links import _Composed
 from opendp_duff.samplers import seeded_rng_for_tests
 from opendp_duff.transformations.clamp import ClampRecords
 

@@ -17,10 +17,10 @@ import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.duff_utility import quantile_step_function
-from opendp_duff.measurements import duff as duff_mod
+from opendp_duff.measurements import duff_sampler as duff_mod
 from opendp_duff.measurements.duff import duff_quantile_sample
 from opendp_duff.samplers import byte_source_for_tests, seeded_rng_for_tests
-from opendp_duff.samplers import gumbel_race as E
+from opendp_duff.samplers import lazy_race as E
 from opendp_duff.samplers import race as R
 
 # the module: the package exports a function of that name

@@ -30,7 +30,7 @@ import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.duff_utility import WINDOW_TAIL, quantile_step_function
 from opendp_duff.engines import selection as _selection
-from opendp_duff.measurements import duff as duff_mod
+from opendp_duff.measurements import duff_sampler as duff_mod
 from opendp_duff.engines import SelectedRecords, SortedRecords
 from opendp_duff.samplers import SeededRandomForTests, byte_source_for_tests, seeded_rng_for_tests
 

@@ -17,6 +17,7 @@ from helpers import rerun_once
 from opendp_duff import samplers
 from opendp_duff.samplers import _race_keys as K
 from opendp_duff.samplers import gumbel_race as E
+from opendp_duff.samplers import lazy_race as LR
 from opendp_duff.samplers import uniform as U
 from opendp_duff.samplers.interval import DecimalIA
 from opendp_duff.samplers.psrn import PSRN
@@ -427,9 +428,9 @@ def test_lazy_blocks_match_softmax():
         calls[0] += 1
         return np.array([-60.0, -61.0]), np.array([10.0, 11.0]), np.array([11.0, 12.0])
 
-    blocks = [E.LazyGroup(-0.5, 3.0, 6.5, lambda: (bn, bl, br)), E.LazyGroup(-60.0, 10.0, 12.0, far)]
+    blocks = [LR.LazyGroup(-0.5, 3.0, 6.5, lambda: (bn, bl, br)), LR.LazyGroup(-60.0, 10.0, 12.0, far)]
     st = {}
-    out = draws(4000, lambda: E.exact_race_with_lazy_blocks(N, 1.0, L, R, blocks, stats=st))
+    out = draws(4000, lambda: LR.exact_race_with_lazy_blocks(N, 1.0, L, R, blocks, stats=st))
     lab = [i if b is None else 3 + i for b, i in out]
     assert not any(b == 1 for b, _ in out)
     w = np.r_[N + np.log(R - L), bn + np.log(br - bl)]
@@ -440,11 +441,11 @@ def test_lazy_blocks_match_softmax():
 def test_lazy_blocks_bytes_and_errors():
     with seeded_rng_for_tests(631):
         src = Counting(samplers.current_rng())
-        blk = E.LazyGroup(-100.0, 0.0, 1.0, lambda: (np.array([-100.0]), np.array([0.0]), np.array([1.0])))
-        with_source(src, lambda: E.exact_race_with_lazy_blocks([0.0, 0.0], 1.0, [0, 1], [1, 2], [blk]))
+        blk = LR.LazyGroup(-100.0, 0.0, 1.0, lambda: (np.array([-100.0]), np.array([0.0]), np.array([1.0])))
+        with_source(src, lambda: LR.exact_race_with_lazy_blocks([0.0, 0.0], 1.0, [0, 1], [1, 2], [blk]))
         assert src.count == 8 * 3  # one draw per competitor, blocks included
-        assert E.exact_race_with_lazy_blocks([], 1.0, [], [], [blk]) == (0, 0)
+        assert LR.exact_race_with_lazy_blocks([], 1.0, [], [], [blk]) == (0, 0)
         with pytest.raises(ValueError):
-            E.exact_race_with_lazy_blocks([np.inf], 1.0, [0.0], [1.0], [])
+            LR.exact_race_with_lazy_blocks([np.inf], 1.0, [0.0], [1.0], [])
         with pytest.raises(ValueError):
-            E.exact_race_with_lazy_blocks([-np.inf], 1.0, [0.0], [1.0], [])
+            LR.exact_race_with_lazy_blocks([-np.inf], 1.0, [0.0], [1.0], [])

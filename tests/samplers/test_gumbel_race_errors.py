@@ -7,7 +7,8 @@ import pytest
 
 from opendp_duff.errors import MakeError
 from opendp_duff.samplers import byte_source_for_tests
-from opendp_duff.samplers.gumbel_race import LazyGroup, exact_gumbel_race, exact_race_with_lazy_blocks
+from opendp_duff.samplers.gumbel_race import exact_gumbel_race
+from opendp_duff.samplers.lazy_race import LazyGroup, exact_race_with_lazy_blocks
 from opendp_duff.samplers.race import sample_step_function
 from opendp_duff.samplers.uniform import exact_uniform_float, exact_uniform_floats
 

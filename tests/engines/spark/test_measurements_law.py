@@ -25,7 +25,7 @@ import scipy.stats
 import opendp_duff as dp
 from helpers import rerun_once
 from opendp_duff.engines.spark import collection
-from opendp_duff.measurements import duff
+from opendp_duff.measurements import duff_sampler
 from opendp_duff.samplers import check_entropy, seeded_rng_for_tests
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]   # a local SparkSession: not in the quick loop
@@ -101,7 +101,7 @@ def test_selecting_columns_first_changes_nothing(data, no_reach):
 def test_tails_forced_open_still_agree(data, monkeypatch, no_reach):
     frame, parts = data
     # one gap each side, in the sampler and in the ranks the engine predicts: tails carry mass
-    monkeypatch.setattr(duff, "quantile_window", lambda n, scale: 1)
+    monkeypatch.setattr(duff_sampler, "quantile_window", lambda n, scale: 1)
     utility = importlib.import_module("opendp_duff.duff_utility")   # the package's duff_utility is a function
     monkeypatch.setattr(utility, "quantile_window", lambda n, scale: 1)
     spark_part = PART >> dp.t.then_select_column("x") >> dp.t.then_clamp((-2.0, 2.0)) >> dp.m.then_duff_median(8.0)
