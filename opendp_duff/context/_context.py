@@ -27,14 +27,14 @@ class Context:
     """A dataset behind a privacy budget: query plans run on it one after another, each charged
     to the budget, until it is spent.
 
-    Build it with :meth:`compositor`.  The data is reached only through the compositor
-    ``dp.c.make_sequential_composition``, which checks each query's measurement and budget
-    before it runs it, and charges the query when its function starts, for good (adaptive
-    sequential composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic
-    composition for (epsilon, delta), both parts added for (rho, delta)).  It runs only
-    measurements the library built, unless the feature "honest-but-curious" is on
-    (``docs/threat-model.md``).  The context owns the budget's bookkeeping (shares, per-query budgets) and compiles each plan
-    (:mod:`opendp_duff.plans`) for its data's domain, privacy unit and measure.  Releases on one
+    Build it with :meth:`compositor`. The data is reached only through the compositor
+    ``dp.c.make_sequential_composition``, which checks each query's measurement and budget before it
+    runs it, and charges the query when its function starts, for good (adaptive sequential
+    composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic composition for
+    (epsilon, delta), both parts added for (rho, delta)). It runs only measurements the library
+    built, unless the feature "honest-but-curious" is on (``docs/threat-model.md``). The context
+    owns the budget's bookkeeping (shares, per-query budgets) and compiles each plan
+    (:mod:`opendp_duff.plans`) for its data's domain, privacy unit and measure. Releases on one
     context from several threads run one at a time, each taking the next share.
 
     Attributes:
