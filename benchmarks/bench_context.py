@@ -13,9 +13,12 @@ The context's part is the scale search and the bookkeeping; the hand-built chain
 frame at every call, the context once, when it is created (reported apart).  Target: under
 5 ms added.
 
-(b) A grouped median over 1e6 rows and 100 public keys (a string column), against the
-non-private baseline that sorts each group once: one stable argsort of precomputed integer
-codes, then ``np.sort`` of each group's slice.  Target: within 2x.
+(b) A grouped median over 1e6 rows and 100 public keys (a string column; on Polars also an
+Enum column), against the non-private baseline that sorts each group once: one stable argsort
+of precomputed integer codes, then ``np.sort`` of each group's slice.  The context codes the
+string keys itself (the baseline starts from the codes).  Target: at most 1x.  Besides the
+wall-clock ratio it prints the ratio of CPU times (every thread of the process, so a library's
+worker threads count), which a loaded machine disturbs less.
 
 (c) 1,000 median queries on one context of 10^4 rows, each with its own budget (so each is
 compiled, calibrated and charged): the median time of the last 100 against the first 100 (the
@@ -119,9 +122,16 @@ def group_then_sort(values, codes, k):
     return [np.sort(grouped[starts[i]:starts[i + 1]]) for i in range(k)]
 
 
+def wall_and_cpu(f, *args):
+    """The wall-clock and the CPU time (of every thread of the process) of one call, in seconds."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    f(*args)
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
 def grouped(repeats, k=100):
     print(f"(b) grouped Duff median over {N:.0e} rows and {k} keys vs sorting each group once "
-          f"(best of {repeats})")
+          f"(best of {repeats}; wall clock, and CPU time, which the machine's load disturbs less)")
     rng = np.random.default_rng(2)
     keys = [f"k{i:02d}" for i in range(k)]
     codes = rng.integers(0, k, size=N)
@@ -133,14 +143,18 @@ def grouped(repeats, k=100):
         except ImportError:
             print(f"    ({library} is not installed: skipped)")
             continue
-        df = module.DataFrame({"key": key_column, "income": x})
-        release = functools.partial(grouped_median, context(df), keys)
-        t_base = t_ctx = float("inf")
-        for _ in range(repeats):
-            t_base = min(t_base, best_time(group_then_sort, x, codes, k, repeat=1))
-            t_ctx = min(t_ctx, best_time(release, repeat=1))
-        print(f"    {library:<7} group + sort {t_base * 1e3:7.1f} ms, context {t_ctx * 1e3:7.1f} ms: "
-              f"{t_ctx / t_base:.2f}x (target <= 2x)")
+        cases = [(library, module.DataFrame({"key": key_column, "income": x}))]
+        if library == "polars":     # an Enum key column: its codes come from its categories
+            enum = module.Series(key_column, dtype=module.Enum(keys[::-1]))
+            cases.append(("polars, Enum keys", module.DataFrame({"key": enum, "income": x})))
+        for name, df in cases:
+            release = functools.partial(grouped_median, context(df), keys)
+            base = ctx = (float("inf"), float("inf"))
+            for _ in range(repeats):       # interleaved; the best wall and the best CPU time of each
+                b, c = wall_and_cpu(group_then_sort, x, codes, k), wall_and_cpu(release)
+                base, ctx = (min(base[0], b[0]), min(base[1], b[1])), (min(ctx[0], c[0]), min(ctx[1], c[1]))
+            print(f"    {name:<17} group + sort {base[0] * 1e3:7.1f} ms, context {ctx[0] * 1e3:7.1f} ms: "
+                  f"{ctx[0] / base[0]:.2f}x; CPU {ctx[1] / base[1]:.2f}x (target <= 1x)")
 
 
 def many_queries(n_queries=1_000, n=10 ** 4):

@@ -7,10 +7,15 @@ Each run is a fresh subprocess (so its peak memory is its own) for one kind of c
 ``int`` (np.arange(m)), ``int list`` (the same as a Python list) and ``float`` (m distinct
 floats in random order); the records are n draws among the candidates and m/10 values that are
 none of them.  A run times ``make_duff_mode`` (validation and index of the candidates) and one
-release (counting, the race), each as a ratio to ``np.unique(records, return_counts=True)``
-timed in the same process; then the peak of traced allocations (``tracemalloc``, numpy's
-included) over a second make and release, and the process's peak resident size
-(``ru_maxrss``) before and after the first.  Runs of the kinds alternate; the figures printed
+release (admission, counting, the race), each as a ratio to ``np.unique(records, return_counts=True)``
+timed in the same process, in wall-clock and in CPU time (the CPU ratios move less when other
+jobs load the machine); the counting alone (a ``make_count_by_candidates`` made beforehand, then
+called) shows what of the release is not the race, and a second release what a repeated release
+costs.  The baseline runs after the first release: the first large arrays of a fresh process cost
+more (their pages are faulted in; under memory pressure much more), which burdens make and the
+first release, not the baseline, the counting alone or the second release.  Then the peak of traced allocations
+(``tracemalloc``, numpy's included) over a second make and release, and the process's peak resident
+size (``ru_maxrss``) before and after the first.  Runs of the kinds alternate; the figures printed
 are medians over the runs.  Releases use the library's secure default randomness; the data
 comes from numpy's generator (public benchmark data).
 """
@@ -47,26 +52,35 @@ def data(kind, m, n, seed):
     return space, (cands.tolist() if kind == "int list" else cands), x
 
 
+def timed(f, *args, **kwargs):
+    """(result, wall seconds, CPU seconds of this process) of f(*args, **kwargs)."""
+    w, c = time.perf_counter(), time.process_time()
+    out = f(*args, **kwargs)
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
 def child(kind, m, n, seed):
     import opendp_duff as dp
     space, cands, x = data(kind, m, n, seed)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    meas = dp.m.make_duff_mode(*space, candidates=cands, scale=1.0)
-    t1 = time.perf_counter()
-    release = meas(x)
-    t2 = time.perf_counter()
+    meas, make, make_cpu = timed(dp.m.make_duff_mode, *space, candidates=cands, scale=1.0)
+    release, call, call_cpu = timed(meas, x)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _, again, again_cpu = timed(meas, x)     # a second release, in a process whose memory is warm
     del meas
-    t3 = time.perf_counter()
-    np.unique(x, return_counts=True)
-    t4 = time.perf_counter()
+    _, unique, unique_cpu = timed(np.unique, x, return_counts=True)
+    counting = dp.t.make_count_by_candidates(*space, candidates=cands)
+    _, count, count_cpu = timed(counting, x)   # the release's counting alone
+    del counting
     tracemalloc.start()
     dp.m.make_duff_mode(*space, candidates=cands, scale=1.0)(x)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(json.dumps({"make": t1 - t0, "call": t2 - t1, "unique": t4 - t3, "traced_peak": peak,
-                      "rss_before": rss0 * 1024, "rss_after": rss1 * 1024, "release_type": type(release).__name__}))
+    print(json.dumps({"make": make, "call": call, "unique": unique, "count": count, "again": again,
+                      "make_cpu": make_cpu, "call_cpu": call_cpu, "unique_cpu": unique_cpu, "count_cpu": count_cpu,
+                      "again_cpu": again_cpu,
+                      "traced_peak": peak, "rss_before": rss0 * 1024, "rss_after": rss1 * 1024,
+                      "release_type": type(release).__name__}))
 
 
 def run(kind, m, n, seed):
@@ -99,12 +113,15 @@ def main():
     print(f"make_duff_mode, m = {m:.0e} candidates, n = {n:.0e} records; medians of {args.repeats} "
           "alternating runs, each in its own process")
     for k in kinds:
-        med = {key: statistics.median(r[key] for r in runs[k])
-               for key in ("make", "call", "unique", "traced_peak", "rss_before", "rss_after")}
-        total = med["make"] + med["call"]
+        med = {key: statistics.median(r[key] for r in runs[k]) for key in runs[k][0] if key != "release_type"}
+        total, cpu = med["make"] + med["call"], med["make_cpu"] + med["call_cpu"]
         print(f"  {k:8s}: make + release {total:.2f} s = {total / med['unique']:.2f}x np.unique(records) "
-              f"(make {med['make'] / med['unique']:.2f}x, release {med['call'] / med['unique']:.2f}x; "
-              f"np.unique {med['unique']:.2f} s)")
+              f"(make {med['make'] / med['unique']:.2f}x, release {med['call'] / med['unique']:.2f}x, "
+              f"of which counting {med['count'] / med['unique']:.2f}x; np.unique {med['unique']:.2f} s)")
+        print(f"            CPU time: make + release {cpu:.2f} s = {cpu / med['unique_cpu']:.2f}x np.unique's "
+              f"(make {med['make_cpu'] / med['unique_cpu']:.2f}x, release {med['call_cpu'] / med['unique_cpu']:.2f}x, "
+              f"of which counting {med['count_cpu'] / med['unique_cpu']:.2f}x); a second release "
+              f"{med['again_cpu'] / med['unique_cpu']:.2f}x (wall {med['again'] / med['unique']:.2f}x)")
         print(f"            peak traced allocations {med['traced_peak'] / MB:.0f} MB; process peak "
               f"{med['rss_after'] / MB:.0f} MB ({med['rss_before'] / MB:.0f} MB with the data, before make)"
               f"; release a Python {runs[k][0]['release_type']}")

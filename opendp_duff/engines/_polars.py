@@ -3,9 +3,12 @@
 A LazyFrame is admitted by collecting its declared columns (one collection): the collected
 DataFrame is the admitted value, so every later step reads the same rows.  Column names are
 unique; a null reads as NaN in a numeric column and as None in a string column.  Key columns
-of type Enum or Categorical are compared as strings.  An Enum fixes the values its column can
-hold, so public keys outside its categories are refused when a plan is compiled for the data
-(:meth:`PolarsEngine.keys_refusal`), before any value is read.  Proof:
+of type Enum or Categorical are compared as strings.  A String key column is coded by one cast
+to the Enum of the public keys (a hash lookup of each row's string); an Enum or Categorical
+column by its physical codes, through a table of the codes of its categories (of its distinct
+values).  An Enum fixes the values its column can hold, so public keys outside its categories
+are refused when a plan is compiled for the data (:meth:`PolarsEngine.keys_refusal`), before
+any value is read, as are keys Polars cannot hold (not UTF-8).  Proof:
 ``proofs/engines/local.tex`` (L2).
 """
 from __future__ import annotations
@@ -28,6 +31,15 @@ def _is_object(values: Any) -> bool:
 
 
 # [proof:polars_engine]
+def _utf8(key: str) -> bool:
+    """Whether ``key`` is a string Polars can hold (one without a lone surrogate)."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class PolarsEngine(LocalFrames):
     """polars.DataFrame and polars.LazyFrame (admitted as the collected DataFrame), polars.Series."""
 
@@ -74,9 +86,34 @@ class PolarsEngine(LocalFrames):
 
     def string_codes(self, df: Any, name: str, keys: Sequence[str]) -> np.ndarray:
         pl, k = self._pl(), len(keys)
-        values = df.get_column(name).cast(pl.String)     # Enum and Categorical as strings: never raises on a key
-        codes = values.replace_strict(list(keys), list(range(k)), default=k, return_dtype=pl.Int64)
-        return np.asarray(codes.to_numpy(), dtype=np.intp)   # a member has no null: no NaN here
+        column = df.get_column(name)
+        width = np.min_scalar_type(k)                      # cost only: the codes' integer type holds 0..k
+        if isinstance(column.dtype, pl.Enum):              # its physical codes index its categories:
+            categories = column.dtype.categories            # code the categories, then look each row up
+            table = np.append(self._key_positions(categories, keys), k).astype(width)
+            physical = column.to_physical().fill_null(len(categories))    # a member has no null
+            codes: np.ndarray = table[np.asarray(physical.to_numpy())]
+            return codes
+        if isinstance(column.dtype, pl.Categorical) and column.null_count() == 0:
+            distinct = column.unique()                     # equal values, equal physical codes: code the few
+            ids = np.asarray(distinct.to_physical().to_numpy())
+            top = int(ids.max()) + 1 if ids.size else 0
+            if top <= 4 * len(column) + 2 ** 16:           # cost only: else the table would outgrow the column
+                table = np.full(top, k, dtype=width)
+                table[ids] = self._key_positions(distinct, keys)
+                codes = table[np.asarray(column.to_physical().to_numpy())]
+                return codes
+        return self._key_positions(column, keys)
+
+    def _key_positions(self, values: Any, keys: Sequence[str]) -> np.ndarray:
+        """For each value of a String, Categorical or Enum Series, the position of the key it
+        equals, else ``len(keys)``: one cast to the Enum of the keys (a hash lookup of each
+        value's string among them; with ``strict=False`` a value outside them becomes null)."""
+        pl, k = self._pl(), len(keys)
+        held = [j for j, key in enumerate(keys) if _utf8(key)]   # Polars holds UTF-8 only: no value equals the others
+        enum = pl.Enum([keys[j] for j in held])
+        codes = np.asarray(values.cast(enum, strict=False).to_physical().fill_null(len(held)).to_numpy())
+        return codes if len(held) == k else np.array([*held, k], dtype=np.intp)[codes]
 
     def only_strings(self, df: Any, name: str) -> bool:
         """A String column without nulls: every value reads as a Python str (Polars stores
@@ -100,11 +137,17 @@ class PolarsEngine(LocalFrames):
         return dataframe_domain(columns)
 
     def keys_refusal(self, data: object, by: str, keys: tuple[Any, ...]) -> str | None:
-        """Public keys that an Enum key column cannot hold (its categories are its dtype's: the
-        schema, not the data).  A Categorical column has no fixed categories: nothing to refuse."""
+        """Public keys that no Polars column can hold (strings that are not UTF-8: a lone
+        surrogate; nor could the released frame hold them), then those an Enum key column cannot
+        hold (its categories are its dtype's: the schema, not the data).  A Categorical column
+        has no fixed categories: nothing more to refuse."""
         pl = self._pl()
         if pl is None or not self.is_frame(data):
             return None
+        unheld = [key for key in keys if isinstance(key, str) and not _utf8(key)]
+        if unheld:
+            return (f"group_by({by!r}): the public keys {unheld!r} are not valid UTF-8 (a lone surrogate), and a "
+                    "Polars frame holds UTF-8 strings only: give keys that encode as UTF-8")
         try:
             schema = data.collect_schema() if self._lazy(data) else data.schema  # type: ignore[attr-defined]
             dtype = schema.get(by)

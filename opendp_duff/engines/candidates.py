@@ -6,7 +6,9 @@ the candidate it equals; :func:`candidate_counter` counts the records equal to e
 (the statistic of ``make_count_by_candidates`` and of the Duff mode); :func:`candidate_index`
 codes each record by the candidate it equals (also the key codes of the local split by public
 keys).  Floats are compared as float64 values (-0.0 equal to 0.0), integers exactly, strings
-with ``==``.  Proof: ``proofs/transformations/count_by_candidates/make_count_by_candidates.tex``.
+with ``==``.  Numbers are found in O(1) expected time each (a table of a small int range, else
+a hash table of the candidates' bit patterns), so m candidates and n records cost O(m + n)
+numpy work, without a sort.  Proof: ``proofs/transformations/count_by_candidates/make_count_by_candidates.tex``.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import collections
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -25,8 +27,11 @@ from ..errors import MakeError, MakeTypeError
 __all__ = ["Candidates", "candidate_counter", "candidate_index", "record_keys", "record_key",
            "validate_candidates", "candidate_values"]
 
-_CHUNK = 1 << 16        # cost only: records looked up per chunk (the temporaries stay in cache)
-_SORT_KEYS = 1 << 16    # cost only: with more candidates than this, look the records up in sorted order
+_CHUNK = 1 << 16        # cost only: keys hashed and looked up per chunk (the temporaries stay in cache)
+# cost only: the multipliers of a 64-bit mixer (MurmurHash3's finaliser), so that structured
+# keys (a grid of floats, multiples of a power of two) spread over the table like random ones
+_MIX1, _MIX2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+_S33 = np.uint64(33)
 
 
 # [proof:candidate_counter]
@@ -36,8 +41,10 @@ class Candidates:
     the candidate equal to it.  A sequence: ``c[j]`` is candidate j as a Python int or float.
 
     The index is a table of the range for int candidates spanning a small range
-    (``lut[v - lo] = j`` where values[j] = v, k elsewhere), else the candidates sorted
-    (``order`` and ``sorted``) and a binary search.  ``repeated``: whether two are equal."""
+    (``lut[v - lo] = j`` where values[j] = v, k elsewhere), else a hash table with linear
+    probing: ``slots`` (a power of two, at least 2k, so that some slot stays empty) holds
+    positions j, -1 where empty; candidate j sits at the first slot free when it was inserted,
+    walking from ``_home(values[j])``.  ``repeated``: whether two candidates are equal."""
 
     def __init__(self, values: np.ndarray, T: type) -> None:
         self.values, self.T = values, T
@@ -49,9 +56,12 @@ class Candidates:
             self.lut[values - self.lo] = np.arange(k)
             self.repeated = int(np.count_nonzero(self.lut != k)) != k
         else:
-            self.order = np.argsort(values)    # distinct values: any sort gives the same order
-            self.sorted = values[self.order]
-            self.repeated = bool((self.sorted[1:] == self.sorted[:-1]).any())
+            bits = max(10, (2 * k - 1).bit_length())   # 2^bits >= 2k: at most half full (cost: 1024 at least)
+            self.shift, self.mask = np.uint64(64 - bits), (1 << bits) - 1
+            self.slots = np.full(1 << bits, -1, dtype=np.int32 if k < 2 ** 31 - 1 else np.intp)
+            self.repeated = False
+            for s in range(0, k, _CHUNK):
+                self.repeated |= self._insert(np.arange(s, min(s + _CHUNK, k), dtype=self.slots.dtype))
 
     def __len__(self) -> int:
         return self.k
@@ -59,61 +69,86 @@ class Candidates:
     def __getitem__(self, j: int) -> Any:
         return self.values[j].item()
 
-    def _lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Position of the candidate equal to each key, k where none is."""
+    def _home(self, keys: np.ndarray) -> np.ndarray:
+        """The first slot a key's walk visits: the top bits of a mix of its 64-bit pattern.  Equal
+        keys have one pattern (float keys + 0.0: -0.0 becomes 0.0, the only two equal floats with
+        different bits), hence one home.  The rest only spreads the keys (cost, not correctness)."""
+        h: np.ndarray = (keys + 0.0 if self.T is float else keys).view(np.uint64)
+        h = h ^ (h >> _S33)
+        h *= _MIX1
+        h ^= h >> _S33
+        h *= _MIX2
+        h ^= h >> _S33
+        h >>= self.shift
+        return h.astype(np.intp)
+
+    def _insert(self, js: np.ndarray) -> bool:
+        """Insert candidates js (all at once: of several walkers at one empty slot, the one whose
+        write stays wins; the others walk on); True when one equals a candidate already in."""
+        keys, repeated = self.values[js], False
+        at = self._home(keys)
+        while js.size:
+            free = self.slots[at] < 0
+            self.slots[at[free]] = js[free]
+            held, equal = self._probe(keys, at)    # now no slot in `at` is empty
+            placed = held == js
+            equal &= ~placed
+            repeated |= bool(equal.any())
+            walk = ~(placed | equal)               # an equal one is dropped: refused as repeated
+            js, keys, at = js[walk], keys[walk], (at[walk] + 1) & self.mask
+        return repeated
+
+    def _lookup(self, keys: np.ndarray, out: np.ndarray) -> None:
+        """out[i] = the position of the candidate equal to keys[i], k where none is."""
         k = self.k
         if self.lut is not None:
             hi = self.lo + self.lut.size - 1
             inside = (keys >= self.lo) & (keys <= hi)
-            return np.where(inside, self.lut[np.clip(keys, self.lo, hi) - self.lo], k)   # clip: no overflow
-        at = np.minimum(np.searchsorted(self.sorted, keys), k - 1)   # the first candidate >= key
-        return np.where(self.sorted[at] == keys, self.order[at], k)
+            out[:] = np.where(inside, self.lut[np.clip(keys, self.lo, hi) - self.lo], k)   # clip: no overflow
+            return
+        at = self._home(keys)
+        held, found = self._probe(keys, at)
+        out[:] = np.where(found, held, k)          # most keys stop at their home slot
+        pos = np.flatnonzero((held >= 0) & ~found)
+        keys, at = keys[pos], at[pos]
+        while pos.size:                            # the others walk on, to the equal candidate or an empty slot
+            at = (at + 1) & self.mask
+            held, found = self._probe(keys, at)
+            out[pos[found]] = held[found]
+            walk = (held >= 0) & ~found
+            pos, keys, at = pos[walk], keys[walk], at[walk]
+
+    def _probe(self, keys: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The position held at each slot of ``at`` (-1: empty) and whether it is a candidate
+        equal to the key (an empty slot reads ``values[-1]``, a real entry as k >= 1: masked)."""
+        held = self.slots[at]
+        return held, (self.values[held] == keys) & (held >= 0)
 
     def _codes(self, keys: np.ndarray) -> np.ndarray:
         """_lookup over the keys in chunks (the temporaries stay small)."""
         out = np.empty(keys.size, dtype=np.intp)
         for s in range(0, keys.size, _CHUNK):
-            out[s:s + _CHUNK] = self._lookup(keys[s:s + _CHUNK])
+            self._lookup(keys[s:s + _CHUNK], out[s:s + _CHUNK])
         return out
 
     def index(self, x: Any) -> np.ndarray | None:
         """x -> the intp array whose i-th entry is the j with values[j] equal to record i (float64
         equality for floats), or k when none is; None when a record does not fit T's dtype."""
         keys = record_keys(x, self.T)
-        if keys is None:
-            return None
-        if self.lut is None and self.k > _SORT_KEYS:   # a binary search in cache: sorted queries
-            perm = np.argsort(keys)
-            out = np.empty(keys.size, dtype=np.intp)
-            out[perm] = self._codes(keys[perm])
-            return out
-        return self._codes(keys)
+        return None if keys is None else self._codes(keys)
 
     def counts(self, x: Any) -> np.ndarray | None:
         """x -> the int64 vector (n_c for c in the candidates), or None as :meth:`index`."""
         keys = record_keys(x, self.T)
         if keys is None:
             return None
-        if self.lut is None and self.k > _SORT_KEYS:
-            # many candidates: sort the records and find each candidate's run of equal keys
-            # (two binary searches per candidate, in order), then put the counts in candidate order
-            keys = np.sort(keys)
-            out = np.empty(self.k, dtype=np.int64)
-            out[self.order] = _search_sorted(keys, self.sorted, "right") - _search_sorted(keys, self.sorted, "left")
-            return out
-        return np.bincount(self._codes(keys), minlength=self.k + 1)[:self.k].astype(np.int64, copy=False)
-
-
-def _search_sorted(a: np.ndarray, v: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
-    """np.searchsorted(a, v, side) for a sorted v, by chunks of v, each searched only in the
-    stretch of a between the positions of its first and last entries (which bound the
-    positions of the others): the same result, with each search in cache."""
-    out = np.empty(v.size, dtype=np.intp)
-    for s in range(0, v.size, _CHUNK):
-        w = v[s:s + _CHUNK]
-        lo, hi = np.searchsorted(a, w[[0, -1]], side=side)
-        out[s:s + _CHUNK] = lo + np.searchsorted(a[lo:hi], w, side=side)
-    return out
+        out = np.zeros(self.k + 1, dtype=np.int64)
+        codes = np.empty(min(keys.size, _CHUNK), dtype=np.intp)
+        for s in range(0, keys.size, _CHUNK):      # chunk by chunk: no array of n codes
+            part = codes[:min(_CHUNK, keys.size - s)]
+            self._lookup(keys[s:s + _CHUNK], part)
+            np.add.at(out, part, 1)                # unbuffered: a repeated code adds once per record
+        return out[:self.k]
 
 
 def candidate_counter(cands: Sequence[Any] | Candidates, T: type) -> Callable[[Any], np.ndarray]:

@@ -59,10 +59,12 @@ def make_duff_mode(input_domain: VectorDomain, input_metric: Metric, candidates:
         ties broken uniformly); scale ``inf`` gives 0 (a uniform candidate).
 
     Sampling is exact: the Gumbel race of ``make_report_noisy_max_gumbel`` on the exact
-    integer counts, candidates of equal count racing as one block (so ten million candidates,
-    most of them counted 0, cost O(n + m) numpy work).  Numeric candidates are best given as a
-    numpy array; they are checked and indexed without a Python object each.  The running time
-    is not protected.
+    integer counts, candidates of equal count racing as one block.  Numeric candidates are
+    indexed by a hash table of their bit patterns (or a table of a small int range), and each
+    record is counted by one lookup, without sorting the candidates or the records: m
+    candidates and n records cost expected O(n + m) numpy work.  Numeric candidates are best
+    given as a numpy array; they are checked and indexed without a Python object each.  The
+    running time is not protected.
 
     Raises:
         MakeTypeError: ``input_domain`` is not a VectorDomain, or ``input_metric`` is neither

@@ -1,10 +1,10 @@
 """Many candidates: the vectorised validation and index of make_count_by_candidates
-(opendp_duff.transformations.count_by_candidates.Candidates) against the element-by-element path.
+(opendp_duff.engines.candidates.Candidates) against the element-by-element path.
 
 Deterministic tests: the vectorised checks accept exactly what the element-by-element path
 accepts, convert it to the same values, and leave every refusal (with its message) to that
 path; the index and the counts equal a brute force on both index kinds (a table of a small
-int range; the sorted candidates, with the records looked up in any order or sorted first);
+int range; the hash table, inserted and looked up whole or in chunks of 5);
 a Candidates object is accepted as already validated.  Nothing here is statistical.
 """
 import numpy as np
@@ -69,15 +69,13 @@ def brute_codes(cands, x):
     return [pos.get(float(e) + 0.0 if isinstance(cands[0], float) else int(e), len(cands)) for e in x]
 
 
-@pytest.mark.parametrize("sort_keys", [counting._SORT_KEYS, 0])
 @pytest.mark.parametrize("chunk", [counting._CHUNK, 5])
-def test_index_and_counts_equal_a_brute_force(monkeypatch, sort_keys, chunk):
-    monkeypatch.setattr(counting, "_SORT_KEYS", sort_keys)   # 0: every lookup in sorted order
+def test_index_and_counts_equal_a_brute_force(monkeypatch, chunk):
     monkeypatch.setattr(counting, "_CHUNK", chunk)
     rng = np.random.default_rng(70)
     cases = [
         (rng.permutation(200), rng.integers(-20, 240, 500), int),                      # a table
-        (rng.permutation(np.arange(0, 10 ** 12, 10 ** 9))[:300], rng.integers(0, 3, 400) * 10 ** 9, int),  # sorted
+        (rng.permutation(np.arange(0, 10 ** 12, 10 ** 9))[:300], rng.integers(0, 3, 400) * 10 ** 9, int),  # hashed
         (rng.permutation(np.r_[np.linspace(-1, 1, 101), [5.0]]),
          np.r_[np.linspace(-1, 1, 101)[::3], -0.0, 7.0, 5.0], float),
     ]

@@ -1,6 +1,6 @@
 """make_count_by_candidates on strings (counts against a direct count, stability by brute force
 over small multisets, exact string equality), string candidates' validation, and the two
-number paths of candidate_index (a table of a small int range, a binary search) against a
+number paths of candidate_index (a table of a small int range, a hash table) against a
 direct lookup."""
 from itertools import combinations_with_replacement
 
