@@ -263,11 +263,13 @@ class Context:
         if compiled is None:
             compiled = compile_plan(plan.steps, self.target)
             grouping = compiled.state.grouping   # public keys the data's schema rules out: refused before a read
-            refusal = None
-            if grouping is not None and grouping.discovery is None and len(grouping.by) == 1:
-                refusal = self._engine.keys_refusal(self._data, grouping.by[0], grouping.keys)
-            if refusal is not None:
-                raise MakeError(refusal)
+            if grouping is not None and grouping.discovery is None:
+                for j, column in enumerate(grouping.by):     # several columns: each column's components
+                    values = grouping.keys if len(grouping.by) == 1 else \
+                        tuple(dict.fromkeys(key[j] for key in grouping.keys))
+                    refusal = self._engine.keys_refusal(self._data, column, values)
+                    if refusal is not None:
+                        raise MakeError(refusal)
             with self._lock:
                 if len(self._compiled) >= _CACHE_SIZE:
                     self._compiled.pop(next(iter(self._compiled)))
