@@ -1,7 +1,8 @@
 """Domains of maps: a dictionary from keys of one type to values of one type (counts per key).
 
 :func:`map_domain` builds a :class:`MapDomain` from an atom domain of keys (str, int or float,
-without NaN) and an atom domain of values.  ``admit`` returns a new ``dict`` of canonical keys
+without NaN; or a tuple of such atom domains, for keys of several columns, which are tuples with
+one value per column) and an atom domain of values.  ``admit`` returns a new ``dict`` of canonical keys
 and values (Python str, int or float, a float key's zero always +0.0), or refuses with a
 :class:`~opendp_duff.errors.NotAMember` error that names the requirement and never a key or a
 value: keys are data too.  The order of a dictionary is not part of the member: two dictionaries
@@ -35,12 +36,13 @@ class MapDomain(Admits):
     """Maps (dictionaries) from members of ``key_domain`` to members of ``value_domain``.
 
     Build it with :func:`map_domain`.  Members: a ``dict`` or any ``collections.abc.Mapping``
-    with at most 2^53 items, every key a member of ``key_domain`` and every value one of
+    with at most 2^53 items, every key a member of ``key_domain`` (for a tuple of atom domains,
+    a tuple of as many values, each a member of its domain) and every value one of
     ``value_domain``.  A missing key and a key whose value is 0 are different members, but
     every metric and function on count maps here reads a missing key as a count of 0.
     """
 
-    key_domain: AtomDomain
+    key_domain: Any            # an AtomDomain, or a tuple of them (keys of several columns)
     value_domain: AtomDomain
 
     def __repr__(self) -> str:
@@ -72,44 +74,68 @@ def _check_map(domain: MapDomain, x: object) -> tuple[dict[Any, Any] | None, Ref
         return None, Refusal(NotAMemberValueError, "a map has at most 2^53 items")
     out: dict[Any, Any] = {}
     for key, value in items:
-        k, refusal = check_atom(domain.key_domain, key)
+        k, refusal = _check_key(domain.key_domain, key)
         if refusal is not None:
             return None, Refusal(refusal.error, "keys: " + refusal.requirement)
         val, refusal = check_atom(domain.value_domain, value)
         if refusal is not None:
             return None, Refusal(refusal.error, "values: " + refusal.requirement)
-        out[k + 0.0 if isinstance(k, float) else k] = val   # -0.0 and 0.0 are one key
+        out[k] = val
     if len(out) != len(items):
         return None, Refusal(NotAMemberValueError, "keys must be distinct once converted to the key type")
     return out, None
+
+
+def _check_key(key_domain: Any, key: object) -> tuple[Any, Refusal | None]:
+    """A canonical key (a float's zero +0.0: -0.0 and 0.0 are one key), or a refusal; a key of
+    a tuple of domains is a tuple (exactly) of as many values, each checked by its domain."""
+    if isinstance(key_domain, AtomDomain):
+        k, refusal = check_atom(key_domain, key)
+        return (k + 0.0 if isinstance(k, float) else k), refusal
+    if type(key) is not tuple or len(key) != len(key_domain):
+        return None, Refusal(NotAMemberTypeError, f"a key must be a tuple of {len(key_domain)} values")
+    out = []
+    for domain, component in zip(key_domain, key, strict=True):
+        k, refusal = check_atom(domain, component)
+        if refusal is not None:
+            return None, refusal
+        out.append(k + 0.0 if isinstance(k, float) else k)
+    return tuple(out), None
 # [end:check_map]
 
 
 # [proof:map_domain]
-def map_domain(key_domain: AtomDomain, value_domain: AtomDomain) -> MapDomain:
+def map_domain(key_domain: Any, value_domain: AtomDomain) -> MapDomain:
     """The domain of maps from members of ``key_domain`` to members of ``value_domain``.
 
     Args:
         key_domain: an :class:`AtomDomain` of str, int or float keys, without NaN and without
-            bounds (keys are labels).
+            bounds (keys are labels); or a tuple of at least two such domains (keys of several
+            columns: tuples with one value per column).
         value_domain: an :class:`AtomDomain` of the values.
 
     Raises:
-        MakeTypeError: a domain is not an AtomDomain.
-        MakeError: the key domain admits NaN or has bounds.
+        MakeTypeError: a domain is not an AtomDomain (or a tuple of them, for the keys).
+        MakeError: a key domain admits NaN or has bounds, or a tuple of fewer than two.
     """
-    for name, dom in (("key_domain", key_domain), ("value_domain", value_domain)):
+    keys = key_domain if isinstance(key_domain, tuple) else (key_domain,)
+    if isinstance(key_domain, tuple) and len(key_domain) < 2:
+        raise MakeError(f"key_domain ({key_domain!r}) must be an AtomDomain or a tuple of at least two")
+    for name, dom in [*(("key_domain", k) for k in keys), ("value_domain", value_domain)]:
         if not isinstance(dom, AtomDomain):
             raise MakeTypeError(f"{name} ({dom!r}) must be an AtomDomain")
-    if key_domain.nan or key_domain.bounds is not None:
-        raise MakeError(f"key_domain ({key_domain!r}) must have neither NaN nor bounds: keys are labels")
+    for k in keys:
+        if k.nan or k.bounds is not None:
+            raise MakeError(f"key_domain ({k!r}) must have neither NaN nor bounds: keys are labels")
     return MapDomain(key_domain, value_domain)
 # [end:map_domain]
 
 
 # [proof:count_map_domain]
-def count_map_domain(T: type) -> MapDomain:
-    """Counts per key: keys of type T (str, int or float), values integers in [0, 2^53] (a count
-    is at most the number of records).  The output domain of ``make_count_by_key``."""
-    return map_domain(atom_domain(T=T), atom_domain(T=int, bounds=(0, EXACT_INT_BOUND)))
+def count_map_domain(T: Any) -> MapDomain:
+    """Counts per key: keys of type T (str, int or float; or tuples of values of the types of a
+    tuple T), values integers in [0, 2^53] (a count is at most the number of records).  The
+    output domain of ``make_count_by_key``."""
+    keys = tuple(atom_domain(T=t) for t in T) if isinstance(T, tuple) else atom_domain(T=T)
+    return map_domain(keys, atom_domain(T=int, bounds=(0, EXACT_INT_BOUND)))
 # [end:count_map_domain]

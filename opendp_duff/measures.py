@@ -161,10 +161,12 @@ class ApproximateZeroConcentratedDivergence(_PairMeasure):
     """delta-approximate rho-zCDP ([BS16], approximate zCDP).
 
     ``d_out = (rho, delta)`` promises, for every pair with d(x, x') <= d_in, events E and E' of
-    the outputs M(x) and M(x'), each of probability at least 1 - delta, with
-    D_alpha(M(x)|E || M(x')|E') <= rho alpha and D_alpha(M(x')|E' || M(x)|E) <= rho alpha for
-    every alpha > 1 (M(x)|E: the law of M(x) conditioned on E).  Independent (non-adaptive)
-    composition adds both parts (condition on the product of the events); delta is capped at 1.
+    the outputs M(x) and M(x') (an event may also read a coin independent of the data), each of
+    probability at least 1 - delta, with D_alpha(M(x)|E || M(x')|E') <= rho alpha and
+    D_alpha(M(x')|E' || M(x)|E) <= rho alpha for every alpha > 1 (M(x)|E: the law of M(x)
+    conditioned on E).  Composition adds both parts, adaptive composition included (the events
+    of the whole are built with the common floor 1 - delta: the case (rho, delta) of
+    ``proofs/combinators/sequential/make_sequential_composition.tex``); delta is capped at 1.
     Proof of what the threshold mechanisms use: ``proofs/measurements/threshold_keys/make_threshold_keys.tex``.
     """
 

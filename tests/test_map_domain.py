@@ -93,3 +93,19 @@ def test_l01inf_distance():
     for bad in [(1, 2), (1, -1, 1), (1, 1.5, 1), "abc", (1, 1, math.inf)]:
         with pytest.raises(ValueError):
             metric.validate_distance(bad)
+
+
+def test_tuple_keys_of_several_columns():
+    """Keys of several columns: tuples of as many values, each checked by its domain (a float
+    zero canonical as +0.0); a key domain of one element, or with NaN or bounds, is refused."""
+    counts = map_domain((dp.atom_domain(T=str), dp.atom_domain(T=float)), dp.atom_domain(T=int))
+    assert counts.admit({("JFK", -0.0): 2, ("LGA", 1.5): 1}) == {("JFK", 0.0): 2, ("LGA", 1.5): 1}
+    assert str(counts.admit({("JFK", -0.0): 2})) == "{('JFK', 0.0): 2}"
+    for bad in ({"JFK": 1}, {("JFK",): 1}, {("JFK", 0.0, 1.0): 1}, {("JFK", "x"): 1}, {("JFK", float("nan")): 1}):
+        assert not counts.member(bad)
+    with pytest.raises(ValueError, match="at least two"):
+        map_domain((dp.atom_domain(T=str),), dp.atom_domain(T=int))
+    with pytest.raises(ValueError, match="labels"):
+        map_domain((dp.atom_domain(T=str), dp.atom_domain(T=float, nan=True)), dp.atom_domain(T=int))
+    with pytest.raises(TypeError, match="key_domain"):
+        map_domain((dp.atom_domain(T=str), "float"), dp.atom_domain(T=int))

@@ -17,7 +17,7 @@ from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDiverg
                         PrivacyProfile, SmoothedMaxDivergence, ZeroConcentratedDivergence)
 
 __all__ = ["make_pureDP_to_zCDP", "make_pureDP_to_approxDP", "make_zCDP_to_approxDP", "make_fix_delta",
-           "make_approximate_zCDP_to_approxDP"]
+           "make_approximate_zCDP_to_approxDP", "restate_zCDP_as_approximate"]
 
 
 def _need(meas: object, measure_cls: type, name: str) -> Measurement:
@@ -37,6 +37,21 @@ def _cast(measurement: Measurement, measure: Any, privacy_map: Callable[[Any], A
                                 measurement._function, privacy_map, interactive=measurement.interactive),
                     measurement)
 # [end:cast]
+
+
+# [proof:restate_zCDP_as_approximate]
+def restate_zCDP_as_approximate(measurement: Measurement) -> Measurement:
+    """A rho-zCDP measurement restated as delta-approximate rho-zCDP with delta = 0: the same
+    function, ``map(d) = (rho, 0.0)`` with rho its map (the sure events satisfy the definition),
+    certified iff it is.  How a context with a (rho, delta) budget charges its zCDP statistics."""
+    measurement = _need(measurement, ZeroConcentratedDivergence, "zero_concentrated_divergence()")
+    inner = measurement.map          # the same input metric validates d_in again
+
+    def privacy_map(d_in):
+        return (inner(d_in), 0.0)
+
+    return _cast(measurement, ApproximateZeroConcentratedDivergence(), privacy_map)
+# [end:restate_zCDP_as_approximate]
 
 
 def make_pureDP_to_zCDP(measurement: Measurement) -> Measurement:

@@ -28,7 +28,8 @@ from .composition import check_part, same_measure
 
 __all__ = ["make_sequential_composition", "then_sequential_composition", "Queryable"]
 
-COMPOSABLE = (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence)
+COMPOSABLE = (MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence, ApproximateZeroConcentratedDivergence)
+PAIRS = (ApproximateDivergence, ApproximateZeroConcentratedDivergence)
 
 
 # [proof:exact_budget]
@@ -96,11 +97,10 @@ def _holds_queryable(release: Any) -> bool:
 
 def _cast_hint(total: Any, query: Any) -> str:
     """What to do when a query's measure is not the compositor's (no data is involved)."""
-    with_delta = (ApproximateDivergence, ApproximateZeroConcentratedDivergence)
-    if isinstance(query, with_delta) and not isinstance(total, ApproximateDivergence):
+    if isinstance(query, PAIRS) and not isinstance(total, PAIRS):
         return ("the query needs a delta, which a budget without delta cannot pay (key discovery, "
                 "make_threshold_keys, may release a key held by one person, with a small probability): "
-                "use an approximate_divergence() budget")
+                "use an approximate_divergence() or approximate_zero_concentrated_divergence() budget")
     if isinstance(query, ApproximateZeroConcentratedDivergence):
         return "cast the query first with dp.c.make_approximate_zCDP_to_approxDP(query, delta)"
     return "a query must use the compositor's output measure (cast it first)"
@@ -132,7 +132,7 @@ class Queryable:
 
     Attributes:
         spent, remaining: the budget used and left, in the measure's units, as floats rounded
-            in the safe direction (spent up, remaining down); pairs for (eps, delta).
+            in the safe direction (spent up, remaining down); pairs for (eps, delta) and (rho, delta).
         spent_exact, remaining_exact: the same as exact Fractions (or ``inf``).
         queries: the number of queries charged so far.
         d_in, d_out, input_domain, input_metric, output_measure: the compositor's (public).
@@ -144,7 +144,7 @@ class Queryable:
         self.input_domain, self.input_metric, self.output_measure = input_domain, input_metric, output_measure
         self.d_in, self.d_out = d_in, d_out
         self._total = _exact(d_out)
-        self._spent = _exact((0.0, 0.0) if isinstance(output_measure, ApproximateDivergence) else 0.0)
+        self._spent = _exact((0.0, 0.0) if isinstance(output_measure, PAIRS) else 0.0)
         self._queries = 0
         self._lock = threading.Lock()
 
@@ -238,7 +238,8 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
           once, when the compositor is called, and every query must have this input domain.
         * Input metric: any metric; every query must have it.
         * Output measure: ``max_divergence()``, ``zero_concentrated_divergence()`` or
-          ``approximate_divergence()``; every query must have it.
+          ``approximate_divergence()`` or ``approximate_zero_concentrated_divergence()``; every
+          query must have it.
         * The result is an *interactive* measurement (``interactive=True``): the other
           compositors refuse it, and so does a Queryable, however it is wrapped.
         * Every query must be non-interactive, and built by the library unless the feature
@@ -249,14 +250,15 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
         input_metric: the metric on the data.
         output_measure: the privacy measure of the queries and of the total.
         d_in: the input distance every query is calibrated to (e.g. 1 for one record).
-        d_out: the total budget, a distance of ``output_measure`` (eps, rho, or (eps, delta)).
+        d_out: the total budget, a distance of ``output_measure`` (eps, rho, (eps, delta) or
+            (rho, delta)).
 
     Privacy map:
         ``map(d) = d_out`` for ``d <= d_in``; a larger ``d`` raises MapError (the queries'
         budgets only hold at distances up to d_in).  Each query's d_mid is admitted when
         ``measurement.check(d_in, d_mid)`` holds and the exact sum of the admitted d_mid stays
-        within d_out (componentwise for (eps, delta)); a privacy filter for pure DP, zCDP and
-        (eps, delta) with budgets fixed per query is d_out-private.  A query is charged its
+        within d_out (componentwise for pairs); a privacy filter for pure DP, zCDP, (eps, delta)
+        and delta-approximate zCDP with budgets fixed per query is d_out-private.  A query is charged its
         d_mid before its function starts and never refunded, so a query whose release raises
         (in a sampler, a post-processing step, a Spark pass) still counts; only the refusals
         before the data is read are free.
@@ -264,7 +266,8 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
     Raises:
         MakeTypeError: ``input_domain`` has no ``member`` and ``admit``, ``input_metric`` is not a
             Metric, or ``output_measure`` is not ``max_divergence()``,
-            ``zero_concentrated_divergence()`` or ``approximate_divergence()``.
+            ``zero_concentrated_divergence()``, ``approximate_divergence()`` or
+            ``approximate_zero_concentrated_divergence()``.
         MapError: ``d_in`` is not a distance of ``input_metric`` or ``d_out`` not one of
             ``output_measure``; ``map`` at a ``d_in`` beyond the compositor's.
         NotAMemberTypeError, NotAMemberValueError: calling the measurement on a non-member of
@@ -293,7 +296,8 @@ def make_sequential_composition(input_domain: Any, input_metric: Metric, output_
     v.instance("input_metric", input_metric, Metric, "a metric")
     if not isinstance(output_measure, COMPOSABLE):
         raise MakeTypeError(f"output_measure ({output_measure!r}) must be max_divergence(), "
-                            "zero_concentrated_divergence() or approximate_divergence()")
+                            "zero_concentrated_divergence(), approximate_divergence() or "
+                            "approximate_zero_concentrated_divergence()")
     d_in = input_metric.validate_distance(d_in, "d_in")
     d_out = output_measure.validate(d_out, "d_out")
 

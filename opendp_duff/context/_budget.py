@@ -1,9 +1,9 @@
 """Privacy units, privacy losses and budget shares, in exact arithmetic.
 
 A budget is the ``d_out`` of a measure: a float for pure DP and zCDP, a pair (epsilon, delta)
-for approximate DP.  Sums and differences of budgets are exact (:class:`fractions.Fraction`);
-what is shown or handed out is rounded in the safe direction: a share or a remainder down,
-an amount spent up (:func:`shown` adds a short repr that keeps that direction).
+for approximate DP, a pair (rho, delta) for approximate zCDP.  Sums and differences of budgets
+are exact (:class:`fractions.Fraction`); what is shown or handed out is rounded in the safe
+direction: a share or a remainder down, an amount spent up (:func:`shown` adds a short repr that keeps that direction).
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any, NamedTuple, Optional, Sequence, Tuple, Union
 from .. import _validate as v
 from .. import arithmetic as ar
 from ..errors import MakeError, MakeTypeError
-from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
+from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
+                        ZeroConcentratedDivergence)
 from ..metrics import ChangeOneDistance, Metric, SymmetricDistance
 from ..metrics_id import symmetric_id_distance
 from ..plans import Shares, exact, measure_name
@@ -21,7 +22,7 @@ from ..plans import Shares, exact, measure_name
 __all__ = ["PrivacyUnit", "PrivacyLoss", "unit_of", "loss_of", "Shares"]
 
 Budget = Union[float, Tuple[float, float]]
-Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence]
+Measure = Union[MaxDivergence, ZeroConcentratedDivergence, ApproximateDivergence, ApproximateZeroConcentratedDivergence]
 
 
 class _Unit(NamedTuple):
@@ -149,14 +150,19 @@ def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
     Args:
         epsilon: alone, pure DP (``max_divergence()``); with ``delta``, approximate DP.
             A finite number >= 0.
-        rho: alone, zCDP (``zero_concentrated_divergence()``).  A finite number >= 0.
-        delta: with ``epsilon``, approximate DP (``approximate_divergence()``), in [0, 1).
+        rho: alone, zCDP (``zero_concentrated_divergence()``); with ``delta``, delta-approximate
+            zCDP (``approximate_zero_concentrated_divergence()``: the budget of a context that
+            discovers keys with Gaussian noise, [BS16]).  A finite number >= 0.
+        delta: with ``epsilon``, approximate DP (``approximate_divergence()``); with ``rho``,
+            approximate zCDP; in [0, 1).  Only the discovery of keys spends the delta of a
+            (rho, delta) budget; the other statistics are zCDP mechanisms, charged (rho, 0).
 
     Returns:
-        ``PrivacyLoss(measure, budget)`` with budget ``epsilon``, ``rho`` or ``(epsilon, delta)``.
+        ``PrivacyLoss(measure, budget)`` with budget ``epsilon``, ``rho``, ``(epsilon, delta)``
+        or ``(rho, delta)``.
 
     Raises:
-        MakeError: no argument, ``rho`` with ``epsilon`` or ``delta``, or ``delta`` alone.
+        MakeError: no argument, ``rho`` with ``epsilon``, or ``delta`` alone.
 
     Example:
         >>> import opendp_duff as dp
@@ -164,10 +170,16 @@ def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
         PrivacyLoss(measure=ApproximateDivergence(), budget=(1.0, 1e-07))
         >>> dp.loss_of(rho=0.5).budget
         0.5
+        >>> dp.loss_of(rho=0.5, delta=1e-7)
+        PrivacyLoss(measure=ApproximateZeroConcentratedDivergence(), budget=(0.5, 1e-07))
     """
     if rho is not None:
-        if epsilon is not None or delta is not None:
-            raise MakeError(f"rho ({rho!r}) is a zCDP budget: give it alone, without epsilon or delta")
+        if epsilon is not None:
+            raise MakeError(f"rho ({rho!r}) is a zCDP budget: give it without epsilon (with delta for approximate "
+                            "zCDP)")
+        if delta is not None:
+            return PrivacyLoss(ApproximateZeroConcentratedDivergence(),
+                               (v.number("rho", rho, nonneg=True), v.probability("delta", delta, lo_open=False)))
         return PrivacyLoss(ZeroConcentratedDivergence(), v.number("rho", rho, nonneg=True))
     if epsilon is None:
         raise MakeError("give a budget: epsilon, rho, or epsilon with delta")
@@ -179,10 +191,14 @@ def loss_of(*, epsilon: Optional[float] = None, rho: Optional[float] = None,
 
 def query_budget(measure: Measure, epsilon: Any, rho: Any, delta: Any) -> Optional[Budget]:
     """The budget of ``ctx.query(epsilon=, rho=, delta=)`` in the context's ``measure``, or None
-    when no argument is given.  An approximate-DP query without ``delta`` has delta 0."""
+    when no argument is given.  An approximate-DP query without ``delta`` has delta 0, and so has
+    an approximate-zCDP one."""
     if epsilon is None and rho is None and delta is None:
         return None
     if isinstance(measure, ApproximateDivergence) and rho is None and epsilon is not None and delta is None:
+        delta = 0.0
+    if isinstance(measure, ApproximateZeroConcentratedDivergence) and epsilon is None and rho is not None \
+            and delta is None:
         delta = 0.0
     loss = loss_of(epsilon=epsilon, rho=rho, delta=delta)
     if type(loss.measure) is not type(measure):
@@ -195,6 +211,8 @@ def query_budget(measure: Measure, epsilon: Any, rho: Any, delta: Any) -> Option
 def _argument_hint(measure: Measure) -> str:
     if isinstance(measure, ApproximateDivergence):
         return "epsilon= (and delta=)"
+    if isinstance(measure, ApproximateZeroConcentratedDivergence):
+        return "rho= (and delta=)"
     return "rho=" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon="
 
 

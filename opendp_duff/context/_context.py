@@ -27,14 +27,14 @@ class Context:
     """A dataset behind a privacy budget: query plans run on it one after another, each charged
     to the budget, until it is spent.
 
-    Build it with :meth:`compositor`.  The data is reached only through the compositor
-    ``dp.c.make_sequential_composition``, which checks each query's measurement and budget
-    before it runs it, and charges the query when its function starts, for good (adaptive
-    sequential composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic
-    composition for (epsilon, delta)).  It runs only measurements the library built, unless
-    the feature "honest-but-curious" is on (``docs/threat-model.md``).  The context owns the
-    budget's bookkeeping (shares, per-query budgets) and compiles each plan
-    (:mod:`opendp_duff.plans`) for its data's domain, privacy unit and measure.  Releases on one
+    Build it with :meth:`compositor`. The data is reached only through the compositor
+    ``dp.c.make_sequential_composition``, which checks each query's measurement and budget before it
+    runs it, and charges the query when its function starts, for good (adaptive sequential
+    composition, [DR14] Thm 3.16 for pure DP, [BS16] Lemma 2.3 for zCDP, basic composition for
+    (epsilon, delta), both parts added for (rho, delta)). It runs only measurements the library
+    built, unless the feature "honest-but-curious" is on (``docs/threat-model.md``). The context
+    owns the budget's bookkeeping (shares, per-query budgets) and compiles each plan
+    (:mod:`opendp_duff.plans`) for its data's domain, privacy unit and measure. Releases on one
     context from several threads run one at a time, each taking the next share.
 
     Attributes:
@@ -85,8 +85,9 @@ class Context:
                 whatever an engine of :mod:`opendp_duff.engines` reads.
             privacy_unit: ``dp.unit_of(contributions=k)``, or ``dp.unit_of(changes=k)`` when
                 the data's size is public (required then).
-            privacy_loss: ``dp.loss_of(epsilon=...)``, ``loss_of(rho=...)`` or
-                ``loss_of(epsilon=..., delta=...)``.
+            privacy_loss: ``dp.loss_of(epsilon=...)``, ``loss_of(rho=...)``,
+                ``loss_of(epsilon=..., delta=...)`` or ``loss_of(rho=..., delta=...)`` (the
+                last two discover keys: ``group_by`` without keys).
             split_evenly_over: n: the budget is cut into n equal shares (rounded down; the last
                 is what the others leave), one per query in order; ``ctx.query()`` takes the next.
                 The shares are computed when taken, so any n is instant.
@@ -262,11 +263,13 @@ class Context:
         if compiled is None:
             compiled = compile_plan(plan.steps, self.target)
             grouping = compiled.state.grouping   # public keys the data's schema rules out: refused before a read
-            refusal = None
-            if grouping is not None and grouping.discovery is None and len(grouping.by) == 1:
-                refusal = self._engine.keys_refusal(self._data, grouping.by[0], grouping.keys)
-            if refusal is not None:
-                raise MakeError(refusal)
+            if grouping is not None and grouping.discovery is None:
+                for j, column in enumerate(grouping.by):     # several columns: each column's components
+                    values = grouping.keys if len(grouping.by) == 1 else \
+                        tuple(dict.fromkeys(key[j] for key in grouping.keys))
+                    refusal = self._engine.keys_refusal(self._data, column, values)
+                    if refusal is not None:
+                        raise MakeError(refusal)
             with self._lock:
                 if len(self._compiled) >= _CACHE_SIZE:
                     self._compiled.pop(next(iter(self._compiled)))

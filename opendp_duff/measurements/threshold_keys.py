@@ -51,7 +51,8 @@ def make_threshold_keys(input_domain: MapDomain, input_metric: Metric, scale: fl
 
     Contract:
         * Input domain: a map domain of counts: ``map_domain(atom_domain(T), atom_domain(T=int,
-          bounds=(lo, hi)))`` with T str, int or float, 0 <= lo and hi <= 2^53 (the output
+          bounds=(lo, hi)))`` with T str, int or float (or keys of several columns: tuples of
+          such values, ``count_map_domain((T1, T2, ...))``), 0 <= lo and hi <= 2^53 (the output
           domain of ``make_count_by_key``).  A key with count 0 is never released.
         * Input metric: ``l01inf_distance()``, d_in = (l0, l1, linf).
         * Output measure: ``approximate_divergence()`` for Laplace noise ((epsilon, delta)-DP);

@@ -1,14 +1,25 @@
-"""Measure casts: a measurement restated in the context's measure, when that is sound."""
+"""Measure casts: a measurement restated in the context's measure, when that is sound.
+
+A context whose budget is a pair (rho, delta) (``approximate_zero_concentrated_divergence()``)
+pays its statistics in zCDP: they are planned, searched and composed in
+``zero_concentrated_divergence()`` with the budget's rho (:func:`statistics_measure`,
+:func:`statistics_budget`), and the whole is restated as (rho, 0) at the end (:func:`restate`):
+rho-zCDP is delta-approximate rho-zCDP with delta = 0 (the mixture with weight 0 on the bad part).
+Only the discovery of keys spends the delta.
+"""
 from __future__ import annotations
 
 from typing import Any, Optional, Tuple, Union
 
 from .. import combinators as comb
+from ..combinators.measure_cast import restate_zCDP_as_approximate
 from ..core import Measurement
 from ..errors import MakeError
-from ..measures import ApproximateDivergence, MaxDivergence, SmoothedMaxDivergence, ZeroConcentratedDivergence
+from ..measures import (ApproximateDivergence, ApproximateZeroConcentratedDivergence, MaxDivergence,
+                        SmoothedMaxDivergence, ZeroConcentratedDivergence)
 
-__all__ = ["Budget", "cast", "castable", "measure_name", "epsilon_part"]
+__all__ = ["Budget", "cast", "castable", "measure_name", "epsilon_part", "statistics_measure", "statistics_budget",
+           "restate"]
 
 Budget = Union[float, Tuple[float, float]]
 
@@ -17,6 +28,8 @@ def measure_name(measure: Any) -> str:
     """How a user names the budget of ``measure`` (for messages)."""
     if isinstance(measure, ApproximateDivergence):
         return "(epsilon, delta)"
+    if isinstance(measure, ApproximateZeroConcentratedDivergence):
+        return "(rho, delta)"
     return "rho" if isinstance(measure, ZeroConcentratedDivergence) else "epsilon"
 
 
@@ -54,3 +67,31 @@ def cast(measurement: Measurement, measure: Any, budget: Optional[Budget]) -> Me
     raise MakeError(f"an {measure_name(have)} mechanism cannot run in a context that measures privacy in "
                     f"{measure_name(measure)}: choose a mechanism with a {measure_name(measure)} guarantee "
                     "or a stronger one (pure DP converts to zCDP and to (epsilon, delta))")
+
+
+def statistics_measure(measure: Any) -> Any:
+    """The measure a context's statistics are planned in: zCDP for a (rho, delta) budget, else
+    the context's own."""
+    return ZeroConcentratedDivergence() if isinstance(measure, ApproximateZeroConcentratedDivergence) else measure
+
+
+def statistics_budget(measure: Any, budget: Optional[Budget]) -> Optional[Budget]:
+    """A budget of ``measure`` as the statistics see it: the rho of a (rho, delta) budget."""
+    if budget is not None and isinstance(measure, ApproximateZeroConcentratedDivergence):
+        assert isinstance(budget, tuple)
+        return budget[0]
+    return budget
+
+
+# [proof:restate]
+def restate(measurement: Measurement, measure: Any) -> Measurement:
+    """``measurement`` in ``measure``: a zCDP one as delta-approximate zCDP with delta = 0
+    (``dp.c.measure_cast.restate_zCDP_as_approximate``); a measurement already in ``measure``
+    unchanged."""
+    if type(measurement.output_measure) is type(measure):
+        return measurement
+    if not (isinstance(measurement.output_measure, ZeroConcentratedDivergence)
+            and isinstance(measure, ApproximateZeroConcentratedDivergence)):
+        raise MakeError(f"cannot restate {measure_name(measurement.output_measure)} in {measure_name(measure)}")
+    return restate_zCDP_as_approximate(measurement)
+# [end:restate]

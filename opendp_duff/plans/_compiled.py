@@ -17,6 +17,10 @@ The search for the parameter works on the per-part measurement.  A grouped plan'
 parallel composition's map at the partition distance; rather than building the grouped
 measurement for every candidate, the parallel composition is built once around a stand-in
 whose privacy map is the candidate's, and built again around the chosen part at the end.
+
+In a context whose budget is a pair (rho, delta), the statistics are calibrated and composed in
+zCDP to the budget's rho, and the whole is restated as (rho, 0) (:func:`._casts.restate`); the
+delta pays for the discovery of keys only.
 """
 from __future__ import annotations
 
@@ -31,8 +35,9 @@ from .. import combinators as comb
 from ..combinators.search import binary_search_param
 from ..core import Measurement, Transformation
 from ..errors import MakeError
+from ..measures import ApproximateZeroConcentratedDivergence
 from ..metrics import Metric
-from ._casts import Budget, cast, epsilon_part
+from ._casts import Budget, cast, epsilon_part, restate, statistics_budget, statistics_measure
 from ._discovery import Discovery
 from ._shares import Shares
 
@@ -198,17 +203,26 @@ class Compiled:
         assert keys_budget is not None
         return (keys_budget, *grouping.discovery.parameters(self.target.d_in, keys_budget))
 
+    # [proof:discovery_split]
     def _split(self, budget: Optional[Budget]) -> tuple[Optional[Budget], Optional[Budget]]:
         """(the keys' part, the statistics' part) of the budget: all to the statistics unless the
-        keys are discovered."""
+        keys are discovered; then ``key_share`` of it to the keys, and, for (rho, delta), all of
+        the delta, which the statistics (zCDP) do not use."""
         grouping = self.state.grouping
         if grouping is None or grouping.discovery is None:
             return None, budget
         if budget is None:
-            raise MakeError("discovering keys needs a budget: use ctx.query(epsilon=..., delta=...)")
+            raise MakeError("discovering keys needs a budget: use ctx.query(epsilon=..., delta=...) or "
+                            "ctx.query(rho=..., delta=...)")
         share = ar.Q(grouping.discovery.share)
+        if isinstance(self.target.measure, ApproximateZeroConcentratedDivergence):
+            # the statistics are zCDP (charged (rho, 0)): the keys take all of the delta
+            assert isinstance(budget, tuple)
+            rhos: Any = Shares(budget[0], 2, [share, 1 - share])
+            return (rhos[0], budget[1]), (rhos[1], 0.0)
         keys, statistics = Shares(budget, 2, [share, 1 - share])
         return keys, statistics
+    # [end:discovery_split]
 
     def _calibrate(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         state = self.state
@@ -218,26 +232,27 @@ class Compiled:
         if family is None:
             raise MakeError("the query does not end in a measurement: add .median(), .count(), .laplace()...")
         found, part = self._fit(state.chain, family, self._split(budget)[1])
-        measurement = part if state.grouping is None else (
+        measurement = restate(part, self.target.measure) if state.grouping is None else (
             self._grouped(part, budget) >> _release_frame(self.target, state.grouping.by,
                                                           [_label(state, family)], single=True))
         self._check(measurement, budget, "the query")
         return found, measurement
 
+    # [proof:calibrate_statistics]
     def _calibrate_parts(self, budget: Optional[Budget]) -> tuple[Any, Measurement]:
         """Several statistics: each calibrated to its share, run as one composition."""
         state, target = self.state, self.target
         found, measurements = [], []
         for part, share in zip(state.parts, self.shares(budget), strict=True):
             param, measurement = self._fit(part.chain, part.family, share)
-            self._check(measurement if state.grouping is None else self._parallel(measurement), share,
-                        f"the statistic {part.label!r}")
+            self._check(restate(measurement if state.grouping is None else self._parallel(measurement),
+                                target.measure), share, f"the statistic {part.label!r}")
             found.append(param)
             measurements.append(measurement)
         composed = comb.make_composition(measurements)
         labels = [part.label for part in state.parts]
         if state.grouping is None:
-            whole = composed >> _release_row(target, labels)
+            whole = restate(composed, target.measure) >> _release_row(target, labels)
         else:
             whole = self._grouped(composed, budget) >> _release_frame(target, state.grouping.by, labels, single=False)
         self._check(whole, budget, "the query")
@@ -251,8 +266,10 @@ class Compiled:
             raise MakeError(f"the query's {family.param} is left to the budget, but the query has none: "
                             "use ctx.query(epsilon=...) (or rho=, delta=), or give the parameter")
 
+        measure, budget = statistics_measure(target.measure), statistics_budget(target.measure, budget)
+
         def part(param: Any) -> Measurement:
-            tail = cast(family.make(param, budget), target.measure, budget)
+            tail = cast(family.make(param, budget), measure, budget)
             return _measurement(chain >> tail)
 
         found = None
@@ -260,36 +277,43 @@ class Compiled:
             found = _search(part, family, target.d_in, budget)
         elif family.param is not None:
             assert grouping is not None
-            candidates = _Candidates(comb.make_parallel_composition, grouping.outer, target.measure)
+            candidates = _Candidates(comb.make_parallel_composition, grouping.outer, measure)
             found = _search(lambda p: candidates.with_part(part(p)), family, grouping.outer.map(target.d_in), budget)
         return found, part(found)
+    # [end:calibrate_statistics]
 
     def _parallel(self, part: Measurement, outer: Optional[Transformation] = None) -> Measurement:
-        """``part`` on every group of ``outer`` (by default the grouping's)."""
+        """``part`` on every group of ``outer`` (by default the grouping's), in ``part``'s measure."""
         assert self.state.grouping is not None
         outer = self.state.grouping.outer if outer is None else outer
         domain: Any = outer.output_domain
         return _measurement(outer >> comb.make_parallel_composition(domain, outer.output_metric, part))
 
+    # [proof:discovery_grouped]
     def _grouped(self, part: Measurement, budget: Optional[Budget]) -> Measurement:
         """The grouped release ``(keys, releases)``: over the public keys, or over the keys
         discovered with the keys' part of ``budget``."""
         grouping = self.state.grouping
         assert grouping is not None
+        measure = self.target.measure
         if grouping.discovery is None:
             keys = grouping.keys
-            return self._parallel(part) >> (lambda releases: (keys, releases))
+            return restate(self._parallel(part), measure) >> (lambda releases: (keys, releases))
         zero = part.map(0)      # the stand-in's bound covers every key set only if an unchanged group costs 0
         if any(z != 0 for z in (zero if isinstance(zero, tuple) else (zero,))):
             raise MakeError(f"discovering keys needs a statistic that costs nothing on an unchanged group, not "
                             f"{zero!r}: give the public keys")
         keys_budget = self._split(budget)[0]
         found = grouping.discovery.keys(self.target.d_in, keys_budget)
-        return grouping.discovery.measurement(found, self._parallel(part), lambda outer: self._parallel(part, outer))
+        return grouping.discovery.measurement(found, restate(self._parallel(part), measure),
+                                              lambda outer: self._parallel(part, outer))
+    # [end:discovery_grouped]
 
+    # [proof:Compiled._check]
     def _check(self, measurement: Measurement, budget: Optional[Budget], what: str) -> None:
         if budget is not None and not measurement.check(self.target.d_in, budget):
             raise MakeError(f"{what} costs {measurement.map(self.target.d_in)!r}, more than its budget {budget!r}")
+    # [end:Compiled._check]
 
 
 def _measurement(built: Any) -> Measurement:

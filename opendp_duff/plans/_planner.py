@@ -158,11 +158,10 @@ class Planner:
         by: Any = step.by[0] if len(step.by) == 1 else step.by     # a key is a value, or a tuple of values
         discovery = None
         keys = step.keys
+        # [proof:discovered_keys]
         if keys is None:        # discovered: the grouped stage is calibrated on placeholder keys
             refuse_measure(self.target.measure)
-            if len(step.by) != 1:
-                raise MakeError(f"group_by({list(step.by)!r}) without keys: keys are discovered for one column; "
-                                "give the public keys of several columns as tuples (keys=[(...), ...])")
+            types = tuple(columns[b].T for b in step.by)     # a key of several columns is a tuple
             # the counts bound each person's rows on their own: k rows reach at most k keys, k rows
             # in all, where g groups of k rows would reach g keys but g k rows in all
             counts = self.apply(self.truncated(state), trans.make_count_by_key, by=by).chain
@@ -171,9 +170,10 @@ class Planner:
             def partition(found: tuple[Any, ...]) -> Transformation:
                 return self.apply(state, trans.make_partition_by, by=by, keys=found).chain
 
-            l0 = partition(placeholders(columns[by].T, 1)).map(self.target.d_in)[0]   # parts a person reaches
-            keys = placeholders(columns[by].T, max(1, l0))
-            discovery = Discovery(counts, partition, step.key_share)
+            l0 = partition(placeholders(types, 1)).map(self.target.d_in)[0]   # parts a person reaches
+            keys = placeholders(types, max(1, l0))
+            discovery = Discovery(counts, partition, step.key_share, self.target.measure)
+        # [end:discovered_keys]
         outer = self.apply(self.truncated(state, by), trans.make_partition_by, by=by, keys=keys).chain
         domain: Any = outer.output_domain
         metric: Any = outer.output_metric

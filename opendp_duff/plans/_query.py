@@ -95,16 +95,20 @@ class Query:
         their values) into one group per key, in order.
 
         With public ``keys``, rows whose key is not among them are dropped, and a key absent
-        from the data still gets a release.  Without ``keys`` (in an (epsilon, delta) context
-        only: pure DP cannot release a key that one person holds), the keys are discovered
-        from the data: the part ``key_share`` (in (0, 1); half by default) of the query's budget
+        from the data still gets a release.  Without ``keys``, the keys are discovered from the
+        data, in an (epsilon, delta) context or a (rho, delta) one (``dp.loss_of(rho=...,
+        delta=...)``): pure DP cannot release a key that one person holds, and a rho-only budget
+        has no delta.  The part ``key_share`` (in (0, 1); half by default) of the query's budget
         releases the keys whose noisy count passes a threshold (``dp.m.make_threshold_keys``,
-        calibrated so that a key held by one person's rows is released with probability
-        within that part's delta), and the rest of the budget pays for the statistics of each
-        discovered key (one column only).  The release is a data frame of the data's library
-        with the grouping columns (the keys) and one column per statistic
-        (``<column>_<statistic>`` for one statistic, with ``_dp`` appended if that is a grouping
-        column; see :meth:`agg` for several).
+        Laplace noise for (epsilon, delta), Gaussian for (rho, delta); calibrated so that a key
+        held by one person's rows is released with probability within that part's delta), and
+        the rest pays for the statistics of each discovered key; in a (rho, delta) context the
+        keys take all of the delta and ``key_share`` of rho, the statistics (zCDP) the rest of
+        rho.  With several columns a discovered key is a tuple of their values.  The release is
+        a data frame of the data's library with the grouping columns (the keys) and one column
+        per statistic (``<column>_<statistic>`` for one statistic, with ``_dp`` appended if that
+        is a grouping column; see :meth:`agg` for several).  Proof of the discovery:
+        ``proofs/plans/discovery.tex``.
         """
         return self._then(GroupBy(by, keys, key_share))
 

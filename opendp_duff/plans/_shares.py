@@ -1,10 +1,10 @@
 """Shares of a budget, in exact arithmetic: a total cut in proportion to weights.
 
 A budget is the ``d_out`` of a measure: a float for pure DP and zCDP, a pair (epsilon, delta)
-for approximate DP.  Its components are handled as exact rationals (:func:`exact`) and handed
-out rounded down (:func:`rounded`), so that the shares of a total never sum to more than it.
-The context splits its budget over queries with :class:`Shares`, and a plan with several
-statistics splits its own budget over them with the same class.
+for approximate DP or (rho, delta) for approximate zCDP.  Its components are handled as exact
+rationals (:func:`exact`) and handed out rounded down (:func:`rounded`), so that the shares of a
+total never sum to more than it.  The context splits its budget over queries with
+:class:`Shares`, and a plan with several statistics splits its own budget over them with the same class.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from ..errors import MakeError, MakeTypeError
 from ..measures import ApproximateDivergence, MaxDivergence, ZeroConcentratedDivergence
 from ..smooth.noises import SmoothNoise, lookup, resolve
 from ..smooth.parameters import choose_smoothing
-from ._casts import Budget, castable, measure_name
+from ._casts import Budget, castable, measure_name, statistics_measure
 from ._compiled import Family, State
 
 __all__ = ["smooth_entries"]
@@ -48,7 +48,7 @@ def _build(statistic: str, planner: Any, state: State, args: dict[str, Any],
     if domain.size is None:
         raise MakeError(f"{what} needs the number of rows to be public: declare it with domain=... size=n "
                         "when creating the context (and the privacy unit unit_of(changes=k))")
-    measure = planner.target.measure
+    measure = statistics_measure(planner.target.measure)
     noise, t, s = args.get("noise"), args.get("t"), args.get("s")
     shapes = {k: args[k] for k in SHAPES if k in args}
     record = lookup(noise if noise is not None else _default_noise(measure))

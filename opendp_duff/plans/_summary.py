@@ -8,7 +8,7 @@ target defeat every one): their row states a bound only under the condition the 
 (``spread``, ``within``), and otherwise says so with an infinite figure.  Likewise the Duff
 mean's bound is for data of ``n`` records, a number the analyst states.  A plan that discovers
 its keys has a first row for them: the count from which a key is released with probability at
-least 1 - alpha.
+least 1 - alpha, under the noise of the discovery (Laplace, or Gaussian in a (rho, delta) context).
 """
 from __future__ import annotations
 
@@ -89,9 +89,9 @@ def summarize(compiled: Compiled, budget: Any, alpha: float, *, spread: Any = No
     rows: list[dict[str, Any]] = []
     discovery = compiled.key_parameters(budget)
     if discovery is not None:
-        assert state.grouping is not None
+        assert state.grouping is not None and state.grouping.discovery is not None
         keys_budget, scale, threshold = discovery
-        keys = threshold_keys_accuracy(scale, alpha, threshold=threshold)
+        keys = threshold_keys_accuracy(scale, alpha, threshold=threshold, noise=state.grouping.discovery.noise)
         rows.append({"statistic": f"keys of {', '.join(state.grouping.by)}", "budget": keys_budget,
                      "mechanism": keys.mechanism, "scale": keys.scale, "accuracy": keys.accuracy, "unit": keys.unit,
                      "statement": keys.statement})

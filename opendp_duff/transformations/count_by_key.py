@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _validate as v
 from ..core import Transformation, then
-from ..domains import AtomDomain, VectorDomain
+from ..domains import VectorDomain
 from ..engines import engine_for, engine_named
 from ..errors import MakeError
 from ..frames.domain import DataFrameDomain
@@ -21,30 +21,34 @@ __all__ = ["make_count_by_key", "then_count_by_key"]
 
 
 def make_count_by_key(input_domain: VectorDomain | DataFrameDomain, input_metric: Metric,
-                      by: str | None = None) -> Transformation:
+                      by: str | tuple[str, ...] | None = None) -> Transformation:
     """Count the records of each distinct value: x -> {key: number of records equal to key}.
 
     The keys are the values that occur (each count is at least 1), in increasing order; they
     are private, which is why ``make_threshold_keys`` releases only those with a large noisy
     count.  When the keys are public, ``make_count_by_candidates`` counts them instead.  On a
-    frame the key of a row is its value in the column ``by``; the engine of the domain counts
-    (pandas and Polars: the canonical column, counted by ``np.unique`` or, for strings, by a
-    hash table; Spark: one aggregation, whose result, one row per key, reaches the driver).
+    frame the key of a row is its value in the column ``by``, or with several columns the
+    tuple of its values in them; the engine of the domain counts (pandas and Polars: the
+    canonical column, counted by ``np.unique`` or, for strings and tuples, by a hash table;
+    Spark: one aggregation, whose result, one row per key, reaches the driver).
 
     Contract:
         * Input domain: ``vector_domain(atom_domain(T))``, T str, int or float, without NaN
           (bounds are allowed and ignored), of local data; or ``dataframe_domain(columns,
-          size, engine)`` of any engine with ``by`` a declared column of such a domain.
+          size, engine)`` of any engine with ``by`` a declared column of such a domain, or a
+          tuple of at least two distinct such columns.
         * Input metric: vectors: ``symmetric_distance()`` or ``change_one_distance()`` (known
           size); frames: ``symmetric_distance()`` or ``grouped_symmetric_distance((by,))`` (the
           output of ``make_truncate_per_group``).
-        * Output domain: ``count_map_domain(T)``: keys of type T, counts in [0, 2^53].
+        * Output domain: ``count_map_domain(T)``: keys of type T (with several columns, tuples
+          of values of their types), counts in [0, 2^53].
         * Output metric: ``l01inf_distance()``, a missing key read as a count of 0.
 
     Args:
         input_domain: the domain of the data (see the contract).
         input_metric: the dataset metric (see the contract).
-        by: for a frame, the name of the key column; None for a vector.
+        by: for a frame, the name of the key column, or a tuple (a sequence) of distinct names
+            (a sequence of one name is that name); None for a vector.
 
     Stability map:
         * symmetric distance: ``map(d) = (d, d, d)``: each added or removed record changes one
@@ -61,7 +65,8 @@ def make_count_by_key(input_domain: VectorDomain | DataFrameDomain, input_metric
     Raises:
         MakeTypeError: ``input_domain`` or ``input_metric`` is of the wrong kind.
         MakeError: a vector domain of another engine, with NaN, or ``by`` given; a frame
-            without ``by``, ``by`` not a declared column, its domain admitting NaN; a
+            without ``by``, ``by`` not a declared column (or repeating one), a key column's
+            domain admitting NaN; a
             change-one metric without a size; a grouped metric over other columns.
         NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
             ``input_domain``, before its function runs; the message quotes no data.
@@ -97,7 +102,8 @@ def make_count_by_key(input_domain: VectorDomain | DataFrameDomain, input_metric
         def stability_map(d_in: Any) -> PartitionBound:
             return PartitionBound(2 * d_in, 2 * d_in, d_in) if change_one else PartitionBound(d_in, d_in, d_in)
 
-    return Transformation(input_domain, count_map_domain(elem.T), input_metric, L01InfDistance(),
+    T = tuple(e.T for e in elem) if isinstance(elem, tuple) else elem.T
+    return Transformation(input_domain, count_map_domain(T), input_metric, L01InfDistance(),
                           counter, stability_map)
     # [end:make_count_by_key]
 
@@ -113,27 +119,44 @@ def count_values(x: Any, T: type) -> dict[Any, int]:
 
 
 def _frame_space(domain: DataFrameDomain, metric: Metric,
-                 by: str | None) -> tuple[AtomDomain, Callable[[Any], dict[Any, int]], Callable[[Any], Any]]:
-    """The key column's domain, the counting function of the domain's engine, and the map."""
+                 by: Any) -> tuple[Any, Callable[[Any], dict[Any, int]], Callable[[Any], Any]]:
+    """The key column's domain (a tuple of them for several columns), the counting function of
+    the domain's engine, and the map."""
     v.instance("input_metric", metric, (SymmetricDistance, GroupedSymmetricDistance),
                "symmetric_distance() or grouped_symmetric_distance((by,))")
-    if not isinstance(by, str) or by not in domain.columns:
-        raise MakeError(f"by ({by!r}) must be one of the declared columns {list(domain.columns)!r}")
-    elem = domain.columns[by]
-    if elem.nan:
-        raise MakeError(f"the key column {by!r} must not admit NaN (impute it first)")
-    if isinstance(metric, GroupedSymmetricDistance) and metric.by != (by,):
+    names = (by,) if isinstance(by, str) else tuple(by) if isinstance(by, (list, tuple)) else ()
+    if not names or len(set(names)) != len(names) or any(not isinstance(b, str) or b not in domain.columns
+                                                          for b in names):
+        raise MakeError(f"by ({by!r}) must be one of the declared columns {list(domain.columns)!r}, or a "
+                        "sequence of distinct declared columns")
+    for name in names:
+        if domain.columns[name].nan:
+            raise MakeError(f"the key column {name!r} must not admit NaN (impute it first)")
+    if isinstance(metric, GroupedSymmetricDistance) and metric.by != names:
         raise MakeError(f"input_metric ({metric!r}) must count the groups of by ({by!r})")
+    elems = tuple(domain.columns[name] for name in names)
+    types = tuple(e.T for e in elems)
+    elem: Any = elems[0] if len(names) == 1 else elems
     if domain.engine == "spark":
         from ._count_by_key_spark import count_by_key_spark
-        return elem, lambda df: count_by_key_spark(df, by, elem.T), _same_triple(metric)
-    column_domain = domain.column_domain(by)
+        return elem, lambda df: count_by_key_spark(df, names, types), _same_triple(metric)
     engine = None if domain.engine is None else engine_named(domain.engine)
 
     def counter(df: Any) -> dict[Any, int]:
-        return count_values((engine or engine_for(df)).column(df, by, column_domain), elem.T)
+        read = engine or engine_for(df)
+        if len(names) == 1:
+            return count_values(read.column(df, names[0], domain.column_domain(names[0])), types[0])
+        columns = [canonical_values(read.column(df, name, domain.column_domain(name)), T)
+                   for name, T in zip(names, types, strict=True)]
+        tally = collections.Counter(zip(*columns, strict=True))      # tuples of Python values
+        return {k: tally[k] for k in sorted(tally)}
 
     return elem, counter, _same_triple(metric)
+
+
+def canonical_values(x: Any, T: type) -> list[Any]:
+    """A local column's values as Python values of type T, a float's zero as +0.0 (``as_array``)."""
+    return list(x) if T is str else as_array(x, T).tolist()
 
 
 def _same_triple(metric: Metric) -> Callable[[Any], PartitionBound]:

@@ -32,7 +32,7 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
 
     Contract:
         * Input domain: ``dataframe_domain(columns, size, engine)`` with ``by`` among the
-          columns (float, int or str); several columns on the local engines (pandas, Polars).
+          columns (float, int or str), or several such columns, on every engine.
         * Input metric: ``symmetric_distance()`` (frames as multisets of rows), or
           ``grouped_symmetric_distance(by)`` over the same columns (the output of
           ``make_truncate_per_group``).
@@ -64,13 +64,15 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
     so far and looked up among the keys' prefixes), the rows are grouped by a stable radix
     sort of the integer codes, the numeric columns are gathered in that order by numpy and the
     other string columns by the library (a string key column is not copied: part j holds key
-    j), and each part is a contiguous slice of the gathered columns.  Spark: no pass.
+    j), and each part is a contiguous slice of the gathered columns.  Spark: no pass (a part's
+    rows are those whose every key column equals the key's component, found by the statistic's
+    own pass: a lookup for one int or str column, a broadcast join with the keys otherwise).
 
     Raises:
         MakeTypeError: ``input_domain`` or ``input_metric`` is of the wrong kind; ``keys`` is
             not a list, tuple or array (of tuples of the right length, with several columns).
-        MakeError: ``by`` names no declared column, is empty or repeats a column; several
-            columns on Spark; the grouped metric counts other columns; ``keys`` is empty,
+        MakeError: ``by`` names no declared column, is empty or repeats a column; the grouped
+            metric counts other columns; ``keys`` is empty,
             repeats a key or holds a value not of its column's type.
         NotAMemberTypeError, NotAMemberValueError: calling the transformation on a non-member of
             ``input_domain``, before its function runs; the message quotes no data.
@@ -99,9 +101,6 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         raise MakeError(f"input_metric ({input_metric!r}) must count the groups of by ({by!r})")
     if len(names) == 1:
         keys = validate_candidates(keys, input_domain.columns[names[0]].T, name="keys")
-    elif input_domain.engine == "spark":
-        raise MakeError("by: several key columns are split on the local engines (pandas, Polars) only; on Spark, "
-                        "split by one column")
     else:
         keys = validate_tuple_keys(keys, [input_domain.columns[b].T for b in names])
     out = PartitionDomain(DataFrameDomain(input_domain.columns, None, input_domain.engine), keys)
@@ -111,7 +110,10 @@ def make_partition_by(input_domain: DataFrameDomain, input_metric: Metric, by: s
         engine = named or engine_for(df)             # a member is a frame of the engine (a local one if None)
         if len(names) == 1:
             return engine.split(df, names[0], keys, input_domain)
-        codes = tuple_codes(engine, df, names, keys, input_domain)     # a local engine (Spark refused)
+        if input_domain.engine == "spark":   # the Spark engine's split also takes a tuple of columns
+            split: Any = engine.split
+            return split(df, names, keys, input_domain)
+        codes = tuple_codes(engine, df, names, keys, input_domain)     # a local engine
         return engine.split_by_codes(df, codes, len(keys), input_domain)
 
     return Transformation(input_domain, out, input_metric, PartitionDistance(SymmetricDistance()), function,

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import opendp_duff as dp
+from opendp_duff.measures import approximate_zero_concentrated_divergence
 from opendp_duff.samplers import EntropyError, byte_source_for_tests
 
 INCOMES = np.random.default_rng(20_000).lognormal(mean=10.5, sigma=0.8, size=20_000)
@@ -45,7 +46,8 @@ def test_loss_of_picks_the_measure_from_its_arguments():
     assert dp.loss_of(epsilon=1.0) == (dp.max_divergence(), 1.0)
     assert dp.loss_of(rho=0.5) == (dp.zero_concentrated_divergence(), 0.5)
     assert dp.loss_of(epsilon=1.0, delta=1e-6) == (dp.approximate_divergence(), (1.0, 1e-6))
-    for bad in ({}, {"delta": 1e-6}, {"rho": 1.0, "delta": 1e-6}, {"rho": 1.0, "epsilon": 1.0}):
+    assert dp.loss_of(rho=1.0, delta=1e-6) == (approximate_zero_concentrated_divergence(), (1.0, 1e-6))
+    for bad in ({}, {"delta": 1e-6}, {"rho": 1.0, "epsilon": 1.0}, {"rho": 1.0, "delta": 1.0}):
         with pytest.raises(dp.MakeError):
             dp.loss_of(**bad)
     with pytest.raises(dp.MakeError, match="epsilon"):

@@ -115,6 +115,20 @@ def test_a_context_refuses_a_key_polars_cannot_hold_before_charging():
         ["a", "zz"]
 
 
+def test_a_context_refuses_a_tuple_key_component_polars_cannot_hold_before_charging():
+    """Keys of several columns are checked column by column: a lone surrogate in one component,
+    or a component outside an Enum column's categories, is refused before any charge."""
+    df = pl.DataFrame({"g": ["a", "b"], "h": pl.Series(["x", "y"], dtype=pl.Enum(["x", "y"])), "v": [1, 2]})
+    ctx = dp.Context.compositor(data=df, privacy_unit=dp.unit_of(contributions=1), privacy_loss=dp.loss_of(epsilon=1.0))
+    for keys, words in (([("a", "x"), ("\ud800", "y")], "UTF-8"), ([("a", "x"), ("b", "z")], "Enum")):
+        plan = dp.query().group_by(["g", "h"], keys=keys).column("v").count()
+        with pytest.raises(dp.MakeError, match=words):
+            ctx.release(plan, epsilon=0.5)
+    assert ctx.remaining == 1.0
+    out = ctx.release(dp.query().group_by(["g", "h"], keys=[("a", "x"), ("zz", "y")]).column("v").count(), epsilon=0.5)
+    assert list(zip(out["g"].to_list(), out["h"].to_list(), strict=True)) == [("a", "x"), ("zz", "y")]
+
+
 def test_a_categorical_column_codes_by_its_table_or_by_the_cast():
     """A Categorical column is coded through a table indexed by its physical codes when the largest
     is below 4 x rows + 2^16, else by the cast.  Polars' Categorical codes are global to the

@@ -1,7 +1,8 @@
 """Grouping by keys discovered from the data: ``ctx.query(...).group_by("code")`` without keys.
 
-* Only an (epsilon, delta) context discovers keys: pure DP and zCDP contexts refuse, before any
-  data is read, with a message that says why.
+* Only a context with a delta discovers keys: pure DP and rho-only contexts refuse, before any
+  data is read, with a message that says why and names the fix (the (rho, delta) contexts are
+  tested in ``test_discovery_zcdp.py``).
 * The plan states the split (``key_share``), prints it and carries it through JSON; the keys'
   part of the budget is the exact fraction rounded down, and the whole map is at least the exact
   sum of the keys' map and the grouped statistics' map and at most the budget.
@@ -41,11 +42,12 @@ def context(df, loss):
                                  domain=DOMAIN)
 
 
-@pytest.mark.parametrize("loss, budget", [(dp.loss_of(epsilon=1.0), {"epsilon": 1.0}),
-                                          (dp.loss_of(rho=1.0), {"rho": 1.0})])
-def test_a_context_without_delta_refuses_to_discover_keys(loss, budget):
+@pytest.mark.parametrize("loss, budget, message", [
+    (dp.loss_of(epsilon=1.0), {"epsilon": 1.0}, r"needs an \(epsilon, delta\) context .* or a \(rho, delta\) one"),
+    (dp.loss_of(rho=1.0), {"rho": 1.0}, r"a rho-only budget has no delta; give one, dp.loss_of\(rho=..., delta=...\)")])
+def test_a_context_without_delta_refuses_to_discover_keys(loss, budget, message):
     ctx = context(data(10), loss)
-    with pytest.raises(MakeError, match=r"needs an \(epsilon, delta\) context"):
+    with pytest.raises(MakeError, match=message):
         ctx.query(**budget).group_by("code")
     assert ctx.spent == 0.0
 

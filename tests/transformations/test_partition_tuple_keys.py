@@ -1,8 +1,9 @@
 """make_partition_by over several key columns on pandas, Polars eager and lazy, and parts split
 again: part i holds exactly the rows whose tuple of values equals keys[i] (floats as values, -0.0
 equal to 0.0), in their order, by brute force on seeded random frames; the grouped metric over the
-same tuple of columns (the output of make_truncate_per_group) carries its triple; refusals (Spark,
-bad keys) before any data.  Deterministic."""
+same tuple of columns (the output of make_truncate_per_group) carries its triple; refusals (bad
+keys) before any data; a Spark domain is split by several columns too (its parts are compared with
+pandas' in tests/engines/spark/test_several_key_columns.py).  Deterministic."""
 import numpy as np
 import pytest
 
@@ -94,7 +95,7 @@ def test_bad_keys_are_refused(by, keys, error, words):
         dp.t.make_partition_by(DOMAIN, dp.symmetric_distance(), by, keys)
 
 
-def test_spark_refuses_several_columns_when_built():
-    with pytest.raises(MakeError, match="local engines"):
-        dp.t.make_partition_by(DOMAIN.with_(engine="spark"), dp.symmetric_distance(), ("carrier", "origin"),
-                               [("AA", "JFK")])
+def test_spark_builds_a_partition_by_several_columns_with_the_same_map():
+    split = dp.t.make_partition_by(DOMAIN.with_(engine="spark"), dp.symmetric_distance(), ("carrier", "origin"),
+                                   [("AA", "JFK"), ("BA", "LHR")])
+    assert split.output_domain.keys == (("AA", "JFK"), ("BA", "LHR")) and split.map(2) == PartitionBound(2, 2, 2)

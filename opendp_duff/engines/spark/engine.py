@@ -104,8 +104,9 @@ class SparkEngine(Engine):
     # [end:SparkEngine.select]
 
     # [proof:SparkEngine.split]
-    def split(self, frame: Any, by: str, keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
-        return tuple(split_by_keys(frame, by, domain.columns[by].T, keys))   # no Spark call
+    def split(self, frame: Any, by: str | tuple[str, ...], keys: tuple[Any, ...], domain: Any) -> tuple[Any, ...]:
+        names = (by,) if isinstance(by, str) else tuple(by)      # several columns: a key is a tuple
+        return tuple(split_by_keys(frame, names, tuple(domain.columns[b].T for b in names), keys))   # no Spark call
     # [end:SparkEngine.split]
 
     # [proof:SparkEngine.map_parts]

@@ -13,6 +13,10 @@ A statistic reads :func:`keyed_rows`: for an ungrouped column, (0, value) per ro
 column of a part, (i, value) for every row of the whole frame whose key is the i-th public
 key (an inner join with a broadcast table of the keys), so rows of other keys are dropped
 and key i's rows are exactly the rows of part i.
+
+A key of several columns is a tuple with one value per column; a row's key equals it when
+each column equals its component, compared as a key of that one column is (in the column's
+key type), so a part of several columns holds exactly the rows the local engines put there.
 """
 from __future__ import annotations
 
@@ -35,12 +39,13 @@ _KEY = "__opendp_key"
 
 @attrs.define(eq=False)
 class Batch:
-    """The public partition of one frame: the column ``by`` (of element type ``T``), the
-    public ``keys`` in order, and the statistics computed so far for all keys at once."""
+    """The public partition of one frame: the key columns ``by`` (of element types ``T``, one
+    per column), the public ``keys`` in order (values for one column, tuples for several),
+    and the statistics computed so far for all keys at once."""
 
     frame: Any
-    by: str
-    T: type
+    by: tuple[str, ...]
+    T: tuple[type, ...]
     keys: tuple[Any, ...]
     results: dict[Any, Any] = attrs.field(factory=dict)
     log: collection.CollectionLog = attrs.field(factory=collection.CollectionLog)
@@ -52,17 +57,37 @@ class Batch:
         return self.results[name]
 
     # [proof:Batch.key_expr]
-    def key_expr(self) -> Any:
-        """The column ``by`` as Spark compares it with the public keys."""
-        return ps.functions().col(quoted(self.by)).cast(ps.key_type(self.T))
+    def key_expr(self, j: int = 0) -> Any:
+        """The key column ``by[j]`` as Spark compares it with the public keys."""
+        return ps.functions().col(quoted(self.by[j])).cast(ps.key_type(self.T[j]))
+
+    def matches(self, key: Any) -> Any:
+        """The condition that a row's key equals the public ``key``: every key column equals its
+        component (a key of one column is its own component)."""
+        F = ps.functions()
+        parts = (key,) if len(self.by) == 1 else key
+        condition = None
+        for j, component in enumerate(parts):
+            equal = self.key_expr(j) == F.lit(component)
+            condition = equal if condition is None else condition & equal
+        return condition
     # [end:Batch.key_expr]
 
+    # [proof:Batch.key_table]
     def key_table(self) -> Any:
-        """A small DataFrame (key index, key) of the public keys, typed for comparison."""
-        t = ps.types()
-        schema = t.StructType([t.StructField(KID, t.IntegerType(), False),
-                               t.StructField(_KEY, ps.key_type(self.T), False)])
-        return ps.local_frame(self.frame.sparkSession, schema, list(enumerate(self.keys)))
+        """A small DataFrame (key index, key column per key column) of the public keys, typed
+        for comparison, and the join condition of a row of the frame with one of its rows."""
+        t, F = ps.types(), ps.functions()
+        names = [f"{_KEY}{j}" for j in range(len(self.by))]
+        schema = t.StructType([t.StructField(KID, t.IntegerType(), False)]
+                              + [t.StructField(n, ps.key_type(T), False) for n, T in zip(names, self.T, strict=True)])
+        rows = [(i, key) if len(self.by) == 1 else (i, *key) for i, key in enumerate(self.keys)]
+        condition = None
+        for j, name in enumerate(names):
+            equal = self.key_expr(j) == F.col(name)
+            condition = equal if condition is None else condition & equal
+        return ps.local_frame(self.frame.sparkSession, schema, rows), condition
+    # [end:Batch.key_table]
 
 
 # [proof:SparkPart]
@@ -76,9 +101,7 @@ class SparkPart:
     def dataframe(self) -> Any:
         """The DataFrame of this part's rows (built on first use)."""
         if self._frame is None:
-            F = ps.functions()
-            key = self.batch.keys[self.index]
-            self._frame = self.batch.frame.where(self.batch.key_expr() == F.lit(key))
+            self._frame = self.batch.frame.where(self.batch.matches(self.batch.keys[self.index]))
         return self._frame
 
     def __getitem__(self, item: Any) -> Any:
@@ -94,9 +117,12 @@ class SparkPart:
 # [end:SparkPart]
 
 
-def split_by_keys(frame: Any, by: str, T: type, keys: tuple[Any, ...]) -> list[SparkPart]:
-    """One part per public key, in key order, sharing one new :class:`Batch` (no Spark call)."""
-    batch = Batch(frame, by, T, keys)
+def split_by_keys(frame: Any, by: str | tuple[str, ...], T: type | tuple[type, ...],
+                  keys: tuple[Any, ...]) -> list[SparkPart]:
+    """One part per public key, in key order, sharing one new :class:`Batch` (no Spark call):
+    ``by`` the key column and ``T`` its element type, or tuples of them for several columns
+    (a key then being a tuple of values)."""
+    batch = Batch(frame, (by,) if isinstance(by, str) else by, T if isinstance(T, tuple) else (T,), keys)
     return [SparkPart(batch, i) for i in range(len(keys))]
 
 
@@ -115,11 +141,14 @@ def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
                              [(0,)])
         return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL)), 1
     batch = column.frame.batch
-    if batch.T is float:   # a join compares doubles as the part's filter does (-0.0 equals 0.0)
-        joined = batch.frame.join(F.broadcast(batch.key_table()), batch.key_expr() == F.col(_KEY))
+    if len(batch.by) > 1 or batch.T[0] is float:
+        # a join compares doubles as the part's filter does (-0.0 equals 0.0); several key
+        # columns join on the equality of every column
+        table, condition = batch.key_table()
+        joined = batch.frame.join(F.broadcast(table), condition)
         return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
     # integers and strings: a lookup in a literal map from key to index, exact equality, no join
-    kt = ps.key_type(batch.T)
+    kt = ps.key_type(batch.T[0])
     index = F.create_map(*[x for i, key in enumerate(batch.keys) for x in (F.lit(key).cast(kt), F.lit(i))])
     kid = F.element_at(index, batch.key_expr())
     return batch.frame.where(kid.isNotNull()).select(kid.alias(KID), column.expr.alias(VAL)), len(batch.keys)
