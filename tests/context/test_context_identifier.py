@@ -84,6 +84,7 @@ def _law(df):
     return ctx.resolve(dp.query().column("delay").clamp(BOUNDS).median(scale=1.0)).output_law(df)
 
 
+@pytest.mark.slow
 def test_a_user_with_ten_thousand_rows_moves_the_median_as_two_rows_would():
     heavy = _law(people(extra_user_rows=10_000))
     two = _law(people(extra_user_rows=2))

@@ -35,8 +35,10 @@ def spread(spark):
     from pyspark.sql import functions as F
     frame = spark.range(24_000, numPartitions=4).select(
         (F.pmod(F.xxhash64("id"), F.lit(10_000)) / 100.0).alias("x"), (F.col("id") % 12).alias("g")).cache()
-    local = frame.toPandas()
-    per_key = {k: local.x[local.g == k].to_numpy(dtype=np.float64) for k in range(12)}
+    rows = frame.collect()                     # no pandas conversion (pyspark warns about pandas 3)
+    xs = np.array([r.x for r in rows], dtype=np.float64)
+    gs = np.array([r.g for r in rows])
+    per_key = {k: xs[gs == k] for k in range(12)}
     yield frame, per_key
     frame.unpersist()
 

@@ -38,8 +38,10 @@ def tied(spark):
     frame = spark.range(1_000_000).select(
         F.pmod(F.xxhash64("id"), F.lit(100)).cast("double").alias("x"),
         F.pmod(F.xxhash64(F.col("id") + 7), F.lit(10)).alias("g")).cache()
-    local = frame.toPandas()
-    per_key = {k: local.x[local.g == k].to_numpy(dtype=np.float64) for k in KEYS}
+    rows = frame.collect()                     # no pandas conversion (pyspark warns about pandas 3)
+    xs = np.array([r.x for r in rows], dtype=np.float64)
+    gs = np.array([r.g for r in rows])
+    per_key = {k: xs[gs == k] for k in KEYS}
     yield frame, per_key
     frame.unpersist()
 
