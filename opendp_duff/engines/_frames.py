@@ -23,8 +23,9 @@ Proof: ``proofs/engines/local.tex``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
 import weakref
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -175,14 +176,16 @@ class LocalFrames(LocalColumns):
         kept = _FROZEN.get(id(frame)) if not isinstance(frame, LocalPart) else None
         if kept is None:
             return self._key_codes(frame, by, keys, T, domain)
-        name = (by, keys, T)
-        codes = kept.get(name)
+        name = (by, tuple(keys), T)                      # validated keys: numbers and str, hashable
+        with _KEEP_LOCK:                                 # releases on threads share the frame
+            codes = kept.get(name)
         if codes is None:
             codes = self._key_codes(frame, by, keys, T, domain)
             codes.setflags(write=False)
-            if len(kept) >= _KEPT_CODES:                # the oldest goes: memory stays bounded
-                kept.pop(next(iter(kept)))
-            kept[name] = codes
+            with _KEEP_LOCK:
+                while len(kept) >= _KEPT_CODES:          # the oldest go: memory stays bounded
+                    kept.pop(next(iter(kept)))
+                kept[name] = codes
         return codes
 
     def _key_codes(self, frame: Any, by: str, keys: tuple[Any, ...], T: type, domain: Any) -> np.ndarray:
@@ -247,6 +250,7 @@ class LocalFrames(LocalColumns):
 # [proof:freeze]
 _FROZEN: dict[int, dict[tuple[Any, ...], np.ndarray]] = {}
 _KEPT_CODES = 4   # cost only: key codes kept per frozen frame (one intp per row each)
+_KEEP_LOCK = threading.Lock()
 
 
 def freeze(frame: Any) -> Any:

@@ -1,7 +1,8 @@
 """Key codes kept for a context's snapshot (engines/_frames.py ``freeze`` and
 ``LocalFrames.key_codes``): a frozen frame's codes are computed once per (column, keys, type)
 and returned again, read-only and equal to a fresh computation; at most four are kept per frame;
-the mark goes with the frame; a frame that is not frozen is coded at every split; a context on a
+the mark goes with the frame; threads sharing a frozen frame get right codes; a frame that is not
+frozen is coded at every split; a context on a
 pandas or Polars frame codes its string keys once over several grouped releases, and the caller's
 later change to its own frame reaches neither the releases' parts nor the kept codes.  No
 randomness is compared: every check is exact."""
@@ -93,3 +94,17 @@ def test_parts_of_a_frozen_frame_are_not_views_of_the_kept_codes():
     assert [p.column("x").tolist() for p in parts] == [p.column("x").tolist() for p in again] \
         == [[1.0, 5.0], [4.0], [2.0, 6.0]]
     assert np.array_equal(engine.key_codes(snap, "key", KEYS, DOMAIN), [0, 2, 3, 1, 0, 2])
+
+
+def test_threads_sharing_a_frozen_frame_get_right_codes_and_never_raise():
+    from concurrent.futures import ThreadPoolExecutor
+    engine = engine_named("pandas")
+    snap = engine.snapshot(frame())
+    key_sets = [tuple(KEYS[i % 3:]) + (f"k{i}",) for i in range(12)] * 4
+
+    def codes(keys):
+        return engine.key_codes(snap, "key", keys, DOMAIN).tolist()
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(codes, key_sets))
+    assert got == [engine.key_codes(frame(), "key", keys, DOMAIN).tolist() for keys in key_sets]
+    assert len(_frames._FROZEN[id(snap)]) <= 4
