@@ -45,17 +45,20 @@ def selection_parts(x, lo, hi, scale):
     """Where the unsorted chain's time goes: the clamp, the selection of the window (one pass,
     the window's sort, its ties), the rest (levels, bounds, the race); and the selection with
     the clamp left to the kernel, on the raw records (fused)."""
-    from opendp_duff.measurements import duff as duff_mod
+    import importlib
+
+    from opendp_duff.measurements import duff_sampler
     from opendp_duff.engines import SelectedRecords
     from opendp_duff.engines.selection import select_window
     space = dp.vector_domain(dp.atom_domain(T=float)), dp.symmetric_distance()
     clamp = space >> dp.t.then_clamp(bounds=(lo, hi))
     y = clamp(x)
     n = y.size
-    r = duff_mod.quantile_best_gap(n, 1, 2)
-    k = duff_mod._window(n, scale)
+    utility = importlib.import_module("opendp_duff.duff_utility")   # the package's duff_utility is a function
+    r = utility.quantile_best_gap(n, 1, 2)
+    k = utility.quantile_window(n, scale)
     first, last = max(r - k, 1), min(r + k + 1, n)
-    sampler = duff_mod._QuantileSampler(SelectedRecords(y), lo, hi, 0.5, scale)
+    sampler = duff_sampler._QuantileSampler(SelectedRecords(y), lo, hi, 0.5, scale)
     parts = {"clamp": lambda: clamp(x), "window selection": lambda: SelectedRecords(y).window(first, last),
              "race and uniform": sampler.sample}
     fused = {"fused clamp and selection": lambda: select_window(x, first, last, clip=(lo, hi))}
