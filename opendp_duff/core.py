@@ -30,13 +30,13 @@ from __future__ import annotations
 import inspect
 import sys
 from types import FrameType
-from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Callable, Concatenate, Generic, TypeVar, overload
 
 import attrs
 
 from .errors import MakeTypeError
+from .model_types import DI, DO, DO2, MI, MM, MO, MO2, TO, TO2, Domain, P, R
 from .links import _compose, check_fit
-from .measures import Measure
 from .metrics import Metric
 from .samplers import check_entropy
 
@@ -45,31 +45,6 @@ __all__ = ["Domain", "Transformation", "Measurement", "PartialConstructor", "mak
 
 _LIBRARY = __name__.split(".")[0]
 _ATTRS = ("attr", "attrs")          # attrs.evolve builds a copy through __init__: look past it
-
-
-class Domain(Protocol):
-    """What ``__call__`` needs of an input domain (``AtomDomain`` and ``VectorDomain`` are)."""
-
-    def member(self, x: object) -> bool: ...
-
-    # [proof:Domain.admit]
-    def admit(self, x: object) -> Any: ...
-    # [end:Domain.admit]
-
-
-# The type parameters (see the module docstring).  DI, DO: domains; MI, MO: metrics; MM: a
-# measure; TO, TO2: the type of a release; the primed ones are those of the second of a chain.
-DI = TypeVar("DI", bound=Domain)
-DO = TypeVar("DO", bound=Domain)
-DO2 = TypeVar("DO2", bound=Domain)
-MI = TypeVar("MI", bound=Metric)
-MO = TypeVar("MO", bound=Metric)
-MO2 = TypeVar("MO2", bound=Metric)
-MM = TypeVar("MM", bound=Measure)
-TO = TypeVar("TO")
-TO2 = TypeVar("TO2")
-R = TypeVar("R")            # what a partial constructor builds
-P = ParamSpec("P")          # the parameters of make_x after (input_domain, input_metric)
 
 
 def _space(x: object) -> tuple[Any, Any]:
