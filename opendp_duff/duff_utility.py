@@ -59,7 +59,7 @@ from .laws import DiscreteLaw, log_widths, step_function_law
 
 __all__ = ["duff_utility", "duff_mode_utility", "StepFunction", "quantile_rational", "quantile_costs",
            "quantile_gap_levels", "quantile_best_gap", "quantile_step_function", "quantile_window",
-           "sampler_ranks", "WINDOW_TAIL"]
+           "sampler_ranks", "SamplerRanks", "WINDOW_TAIL"]
 
 
 # --------------------------------------------------------------------------- step function
@@ -403,3 +403,18 @@ def sampler_ranks(n: int, alpha: Fraction, scale: float) -> tuple[int, int] | No
     k = quantile_window(n, scale)
     return max(r - k, 1), min(r + k + 1, n)
 # [end:sampler_ranks]
+
+
+# [proof:SamplerRanks]
+@attrs.frozen
+class SamplerRanks:
+    """``sampler_ranks(n, alpha, scale)`` as a value: the prediction a Duff quantile release
+    hands its engine (an :data:`~opendp_duff.engines._base.Predict`), with its public
+    parameters readable, so that an engine may also evaluate it where the data is."""
+
+    alpha: Fraction
+    scale: float
+
+    def __call__(self, n: int) -> tuple[int, int] | None:
+        return sampler_ranks(n, self.alpha, self.scale)
+# [end:SamplerRanks]

@@ -36,7 +36,7 @@ from ..laws import DiscreteLaw, step_function_law
 from ..core import Measurement, then
 from ..domains import VectorDomain
 from ..duff_utility import (quantile_step_function,
-                            sampler_ranks)
+                            SamplerRanks, sampler_ranks)
 from ..engines import as_array, column_engine
 from ..errors import MakeError
 from ..measures import MaxDivergence
@@ -177,11 +177,9 @@ class _Release:
     alpha: Fraction
     scale: float
 
-    def predict(self, n: int) -> tuple[int, int] | None:   # the window the sampler will ask for
-        return sampler_ranks(n, self.alpha, self.scale)
-
     def __call__(self, x: Any) -> float:
-        source = self.engine.rank_source(x, (self.lo, self.hi), self.is_sorted, self.predict)
+        predict = SamplerRanks(self.alpha, self.scale)   # the window the sampler will ask for
+        source = self.engine.rank_source(x, (self.lo, self.hi), self.is_sorted, predict)
         return _sample(source, self.lo, self.hi, self.alpha, self.scale)
 
     def after(self, f: Any) -> Callable[[Any], float] | None:

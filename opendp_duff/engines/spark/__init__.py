@@ -11,7 +11,9 @@ with ``engine="spark"`` (``dp.dataframe_domain(columns, size, engine="spark")``;
   and out-of-bounds elements without quoting them) and the lazy :class:`SparkColumn`.
 * :mod:`.parts`: the lazy parts of a frame split by public keys, whose statistics are computed
   for every key in shared passes.
-* :mod:`.ranks` and :mod:`._brackets`: rank windows by exact histograms; :mod:`.sum`: exact sums
+* :mod:`.ranks` and :mod:`._brackets`: rank windows by exact histograms, or, for a column of few
+  values, with the sampler's window predicted by Spark itself (:mod:`.predicted`) in the pass
+  that counts the records; :mod:`.sum`: exact sums
   by integer limbs; :mod:`.collection`: a test-only count of what reaches the driver
   (private: it differs between neighbouring datasets, so it is no public report).
 """

@@ -29,7 +29,7 @@ value).  The choice changes the cost only.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import _pyspark as ps
@@ -37,7 +37,7 @@ from . import collection
 from .parts import KID, VAL
 
 __all__ = ["BINS", "MAX_LEVELS", "Level", "side", "with_levels", "with_ranks", "choose_levels", "near_values",
-           "kept"]
+           "near_values_sql", "kept"]
 
 BINS = 1024
 # [proof:MAX_LEVELS]
@@ -73,21 +73,21 @@ def with_levels(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
     table = {k: [p for lv in levels + (NEUTRAL,) * (depth - len(levels)) for p in lv]
              for k, (_, _, levels) in plan.items()}
     names = [f"{c}{i}" for i in range(depth) for c in FIELDS]
-    return rows.where(ps.functions().col(KID).isin(list(table))).select("*", *_looked(table, names))
+    return rows.where(ps.functions().col(KID).isin(list(table))).selectExpr("*", *_looked(table, names))
 
 
 def with_ranks(groups: Any, plan: Mapping[int, tuple[int, int, Any]]) -> Any:
     """The groups (rows with a KID of ``plan``, after an aggregation: few) with their key's
     first, last and ``near_values`` as columns, looked up by KID as above."""
     table = {k: [first, last, near_values(first, last)] for k, (first, last, _) in plan.items()}
-    return groups.select("*", *_looked(table, ["first", "last", "m"]))
+    return groups.selectExpr("*", *_looked(table, ["first", "last", "m"]))
 
 
-def _looked(table: Mapping[int, list[Any]], names: list[str]) -> list[Any]:
-    """Column j of ``table``'s row for each row's KID, named ``names[j]``."""
-    F = ps.functions()
-    return [F.element_at(F.create_map(*[F.lit(x) for k, row in table.items() for x in (k, row[j])]),
-                         F.col(KID)).alias(name) for j, name in enumerate(names)]
+def _looked(table: Mapping[int, list[Any]], names: list[str]) -> list[str]:
+    """SQL of column j of ``table``'s row for each row's KID, named ``names[j]`` (a literal map
+    from the key index to its value: integers and finite doubles written exactly)."""
+    pairs = [", ".join(f"{k}, {ps.sql_number(row[j])}" for k, row in table.items()) for j in range(len(names))]
+    return [f"element_at(map({pairs[j]}), {KID}) AS {name}" for j, name in enumerate(names)]
 # [end:with_levels]
 
 
@@ -160,25 +160,33 @@ def near_values(first: int, last: int) -> int:
     return (last - first + 2) // 2
 
 
-def kept(frame: Any, order: list[str], ranked: Any) -> Any:
-    """The rows of ``frame`` (per key KID: groups with a count ``c`` in the order ``order``,
-    and the key's window ranks ``first``, ``last`` and reach ``m``) that a pass sends to the
+def near_values_sql() -> str:
+    """:func:`near_values` of the columns ``first`` and ``last``, as Spark SQL (on longs)."""
+    return "(last - first + 2) div 2"
+
+
+def kept(groups: Any, order: list[str], ranked: str, columns: list[str],
+         ranks: Callable[[str], str] | None = None, source: str = "SELECT * FROM {groups}") -> Any:
+    """The ``columns`` of the rows of the query ``source`` (SQL over the DataFrame ``groups``,
+    named ``{groups}``; by default its rows: per key KID, groups with a count ``c`` in the order ``order``, and the
+    key's window ranks ``first``, ``last`` and reach ``m``, or, given ``ranks``, the query with
+    the columns ``ranks`` adds from the key's ``tot``) that a pass sends to the
     driver, with ``cum``, the running count, and ``tot``, the key's total count.  Among the
-    ``ranked`` rows (a boolean column; the others are all kept) the groups holding a rank of
+    ``ranked`` rows (a boolean SQL condition; the others are all kept) the groups holding a rank of
     s - m + 1 .. e + m, where s + 1 is the first rank of the first group meeting [first, last]
     and e the last rank of the last one: the window's groups and at most m groups on each side,
     the first of them always (a tie block beyond the window counts once, whatever its size).
-    Every window function is partitioned by KID."""
-    F, W = ps.functions(), ps.window()
-    by_key = W.partitionBy(KID)
-    frame = frame.withColumn("cum", F.sum("c").over(by_key.orderBy(*order).rowsBetween(
-        W.unboundedPreceding, W.currentRow))).withColumn("tot", F.sum("c").over(by_key))
-    start = F.col("cum") - F.col("c")
-    meets = ranked & (F.col("cum") >= F.col("first")) & (start < F.col("last"))
-    frame = frame.withColumn("s0", F.min(F.when(meets, start)).over(by_key)).withColumn(
-        "e0", F.max(F.when(meets, F.col("cum"))).over(by_key))
-    reach = (F.col("cum") > F.col("s0") - F.col("m")) & (start < F.col("e0") + F.col("m"))
-    return frame.where(~ranked | reach)
+    Every window function is partitioned by KID.  One SQL query: Spark analyses it once."""
+    by_key = f"PARTITION BY {KID}"
+    query = (f"SELECT *, sum(c) OVER ({by_key} ORDER BY {', '.join(order)} ROWS BETWEEN UNBOUNDED PRECEDING "
+             f"AND CURRENT ROW) AS cum, sum(c) OVER ({by_key}) AS tot FROM ({source}) AS grouped")
+    if ranks is not None:
+        query = ranks(query)
+    meets = f"({ranked}) AND cum >= first AND cum - c < last"
+    query = (f"SELECT *, min(CASE WHEN {meets} THEN cum - c END) OVER ({by_key}) AS s0, "
+             f"max(CASE WHEN {meets} THEN cum END) OVER ({by_key}) AS e0 FROM ({query}) AS ranked")
+    return groups.sparkSession.sql(f"SELECT {', '.join(columns)} FROM ({query}) AS reach "
+                                   f"WHERE NOT ({ranked}) OR (cum > s0 - m AND cum - c < e0 + m)", groups=groups)
 # [end:kept_groups]
 
 
@@ -195,7 +203,7 @@ def _histogram(rows: Any, plan: dict[int, tuple[int, int, tuple[Level, ...], Lev
     inside = with_levels(rows, full, depth).where(side(x, depth - 1) == 0)
     counts = with_ranks(inside.groupBy(KID, F.floor(_y(x, depth - 1)).alias("bin")).agg(
         F.count(F.lit(1)).alias("c"), (F.max(x) > F.min(x)).alias("spread")), full)
-    got = collection.collect(kept(counts, ["bin"], F.lit(True)).select(KID, "bin", "c", "cum", "spread"))
+    got = collection.collect(kept(counts, ["bin"], "true", [KID, "bin", "c", "cum", "spread"]))
     out: dict[int, list[Any]] = {}
     for row in got:
         out.setdefault(row[KID], []).append(row)

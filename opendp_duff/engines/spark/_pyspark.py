@@ -5,13 +5,14 @@ admission or statistic that needs it imports it here (install the ``spark`` extr
 """
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from types import ModuleType
 from typing import Any
 
 __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
-           "inheritable_thread", "quoted"]
+           "inheritable_thread", "quoted", "sql_number"]
 
 
 def _import(name: str) -> ModuleType:
@@ -101,6 +102,23 @@ def key_type(T: type) -> Any:
     t = types()
     return {float: t.DoubleType(), int: t.LongType(), str: t.StringType()}[T]
 # [end:key_type]
+
+
+# [proof:sql_number]
+def sql_number(x: int | float) -> str:
+    """A Spark SQL literal of the integer or finite double ``x``, exactly: an integer's digits;
+    a double's shortest repr with the suffix D, which Spark parses as Java's ``Double.parseDouble``
+    does (correctly rounded), giving back x itself.  Nothing but digits, a sign, a point and an
+    exponent reach the SQL text."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise TypeError("a number is required")
+    if isinstance(x, int):
+        return str(x)
+    if not math.isfinite(x):
+        raise ValueError("a finite double is required")
+    text = repr(x)
+    return f"({text}D)" if text.startswith("-") else f"{text}D"
+# [end:sql_number]
 
 
 LOCAL_CELLS = 20_000   # values of a table built as a local relation; a larger one goes through an RDD

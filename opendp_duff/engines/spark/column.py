@@ -83,7 +83,8 @@ _UNREADABLE = Refusal(NotAMemberTypeError, "the data could not be read as a Spar
 # [proof:spark_frame_admit]
 def check_spark_frame(domain: Any, x: Any) -> Any:
     """A snapshot of ``x`` if it is a member of the Spark frame domain: its declared columns,
-    persisted, checked, counted and fingerprinted in one distributed pass (:mod:`.snapshot`);
+    persisted, checked, counted and fingerprinted, and its numeric columns' distinct values
+    estimated, in one distributed pass (:mod:`.snapshot`);
     else a refusal.  Never raises."""
     frame = None
     try:
@@ -95,10 +96,12 @@ def check_spark_frame(domain: Any, x: Any) -> Any:
                                                     f"holding {dom.T.__name__} values")
             checks.append((_requirement(name, dom), non_member(ps.functions().col(quoted(name)), dom)))
         columns = tuple(domain.columns)
+        numeric = tuple(c for c in columns if domain.columns[c].T in (float, int))
         frame = snapshot.persist_declared(x, columns)
-        refusal, row = first_refusal(frame, checks, domain.size, snapshot.aggregates(columns))
+        refusal, row = first_refusal(frame, checks, domain.size,
+                                     snapshot.aggregates(columns) + snapshot.estimates(numeric))
         if refusal is None:
-            snapshot.record(frame, columns, checks, row)
+            snapshot.record(frame, columns, checks, row, numeric)
             return frame
     except Exception:  # noqa: BLE001 - Spark (or the object) raised: no value of the data is quoted
         refusal = None

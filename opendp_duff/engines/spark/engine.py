@@ -35,6 +35,7 @@ from . import collection, rounds, snapshot
 from .column import SparkColumn, check_spark_column, check_spark_frame
 from .parts import KID, VAL, SparkPart, shared, split_by_keys
 from .ranks import KeyRanks, SparkDataChanged, spark_rank_sources
+from ._brackets import BINS
 from .sum import exact_sums, grid_floor, limb_exponents
 
 __all__ = ["SparkEngine"]
@@ -215,8 +216,9 @@ class _ColumnRanks:
     def _get(self) -> KeyRanks:
         if self._source is None:
             lo, hi = self._bounds
+            few, small = read_plan(self._column)
             self._source = shared(self._column, ("ranks", lo, hi, self._predict),
-                                  lambda rows, k: spark_rank_sources(rows, k, self._predict, lo, hi))
+                                  lambda rows, k: spark_rank_sources(rows, k, self._predict, lo, hi, few, small))
         return self._source
 
     @property
@@ -237,6 +239,26 @@ class _ColumnRanks:
                 return tail.rest()
         return Tail(tail.count, tail.ties, rest, tail.near)
 # [end:spark_column_ranks]
+
+
+# [proof:read_plan]
+SMALL_ROWS = 1 << 21     # a snapshot of at most this many rows is moved whole in a predicted pass
+
+
+def read_plan(column: SparkColumn) -> tuple[bool, bool]:
+    """(few, small) for a column's rank sources, by its snapshot's record (both False without
+    one): whether the column has few distinct values by the snapshot's estimate (at most BINS:
+    a column read from an admitted snapshot whose later steps, clamp, impute and sort, never
+    add more than one value), and whether the snapshot has at most SMALL_ROWS rows.  Private
+    counts that choose the passes only."""
+    whole = column.frame.batch.frame if isinstance(column.frame, SparkPart) else column.frame
+    snap = snapshot.of(whole)
+    base = column.steps[0]
+    if snap is None or base[0] != "column" or any(s[0] not in ("clamp", "impute", "sort") for s in column.steps[1:]):
+        return False, False
+    estimate = snap.distinct.get(base[1])
+    return estimate is not None and estimate <= BINS, snap.n <= SMALL_ROWS
+# [end:read_plan]
 
 
 def _spark_type(values: list[Any]) -> tuple[Any, list[Any]]:

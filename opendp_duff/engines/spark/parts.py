@@ -20,6 +20,7 @@ key type), so a part of several columns holds exactly the rows the local engines
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -127,6 +128,24 @@ def split_by_keys(frame: Any, by: str | tuple[str, ...], T: type | tuple[type, .
 
 
 # [proof:keyed_rows]
+_INDEXES: weakref.WeakKeyDictionary[Any, dict[tuple[type, tuple[Any, ...]], Any]] = weakref.WeakKeyDictionary()
+
+
+def _key_index(session: Any, T: type, keys: tuple[Any, ...]) -> Any:
+    """The literal map from each public key (of element type T, cast to its key type) to its
+    index: built once per session and key list (an expression of public values only), as a
+    release's query builds it again and again."""
+    made = _INDEXES.setdefault(session, {})
+    index = made.get((T, keys))
+    if index is None:
+        if len(made) >= 32:
+            made.clear()
+        F, kt = ps.functions(), ps.key_type(T)
+        pairs = [x for i, key in enumerate(keys) for x in (F.lit(key).cast(kt), F.lit(i))]
+        index = made[(T, keys)] = F.create_map(*pairs)
+    return index
+
+
 def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
     """(rows, number of keys).  ``rows`` has the columns KID (int) and VAL (the column's
     value): for an ungrouped column one row (0, value) per row of its frame (a cross join
@@ -148,9 +167,7 @@ def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
         joined = batch.frame.join(F.broadcast(table), condition)
         return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
     # integers and strings: a lookup in a literal map from key to index, exact equality, no join
-    kt = ps.key_type(batch.T[0])
-    index = F.create_map(*[x for i, key in enumerate(batch.keys) for x in (F.lit(key).cast(kt), F.lit(i))])
-    kid = F.element_at(index, batch.key_expr())
+    kid = F.element_at(_key_index(batch.frame.sparkSession, batch.T[0], batch.keys), batch.key_expr())
     return batch.frame.where(kid.isNotNull()).select(kid.alias(KID), column.expr.alias(VAL)), len(batch.keys)
 # [end:keyed_rows]
 

@@ -37,13 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from ...duff_utility import sampler_ranks
+from ...duff_utility import SamplerRanks, sampler_ranks
 from .._base import Predict
 from ..rank_window import NO_PAIRS, Pairs, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection, rounds
 from ._brackets import Level, choose_levels, kept, near_values, side, with_levels, with_ranks
 from .parts import KID, VAL
+from .predicted import predictable, predicted_ranks_sql
 
 __all__ = ["SparkDataChanged", "KeyRanks", "spark_rank_sources", "window_pass", "driver_pairs_bound"]
 
@@ -95,19 +96,29 @@ class KeyRanks:
 
 
 # [proof:spark_rank_sources]
-def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: float) -> list[KeyRanks]:
+def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: float,
+                       few: bool = False, small: bool = False) -> list[KeyRanks]:
     """One rank source per key index 0..n_keys-1 of ``rows`` (columns KID, VAL: finite
-    floats of [lo, hi] without -0.0): sizes, brackets, then the windows ``predict(n)``."""
+    floats of [lo, hi] without -0.0): sizes, brackets, then the windows ``predict(n)``; or, for
+    a column of ``few`` distinct values and a prediction Spark can evaluate, sizes and windows in
+    one pass (:func:`predicted_pass`; ``small``: few enough rows to move them all)."""
     F = ps.functions()
-    n, distinct = dict.fromkeys(range(n_keys), 0), dict.fromkeys(range(n_keys), 0)
-    got = rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"), F.approx_count_distinct(VAL, DISTINCT_RSD).alias("d"))
-    for row in collection.collect(got):
-        n[row[KID]], distinct[row[KID]] = int(row["n"]), int(row["d"])
-        collection.current().note(row[KID], counts=2)
-    ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
-    levels = choose_levels(rows, n, ranks, lo, hi, distinct)
-    windows = window_pass(rows, {k: (*r, levels[k]) for k, r in ranks.items()}, n)
-    missed = {k: (*ranks[k], ()) for k, w in windows.items() if w is None}
+    n = dict.fromkeys(range(n_keys), 0)
+    if few and predictable(predict):
+        windows = predicted_pass(rows, n, predict, small)
+        ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
+        missed = {k: (*r, ()) for k, r in ranks.items() if windows.get(k) is None}
+    else:
+        distinct = dict.fromkeys(range(n_keys), 0)
+        got = rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"),
+                                    F.approx_count_distinct(VAL, DISTINCT_RSD).alias("d"))
+        for row in collection.collect(got):
+            n[row[KID]], distinct[row[KID]] = int(row["n"]), int(row["d"])
+            collection.current().note(row[KID], counts=2)
+        ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
+        levels = choose_levels(rows, n, ranks, lo, hi, distinct)
+        windows = window_pass(rows, {k: (*r, levels[k]) for k, r in ranks.items()}, n)
+        missed = {k: (*ranks[k], ()) for k, w in windows.items() if w is None}
     if missed:
         windows.update(window_pass(rows, missed, n))
     if any(w is None for w in windows.values()):
@@ -124,6 +135,33 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
 # [end:spark_rank_sources]
 
 
+# [proof:predicted_pass]
+def predicted_pass(rows: Any, n: dict[int, int], predict: SamplerRanks,
+                   small: bool = False) -> dict[int, RankWindow | None]:
+    """ONE aggregation for every key: its records grouped by value, its total ``tot`` (written
+    into ``n``), and the groups that reach the window Spark predicts from ``tot``
+    (:func:`.predicted.predicted_ranks_sql`) with the ranks it used.  Returns the window of each key
+    whose ranks are ``predict(n)``, None for a key with records whose ranks differ (the caller
+    computes it by :func:`window_pass`).  ``small``: the rows are first moved to their key's
+    partition (one shuffle of every row instead of two of partial counts: fewer stages, which
+    is faster while the rows are few)."""
+    source = f"(SELECT * FROM {{groups}} DISTRIBUTE BY {KID}) AS moved" if small else "{groups}"
+    by_value = f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c FROM {source} GROUP BY {KID}, {VAL}"
+    got = collection.collect(kept(rows, ["v"], "true", [KID, "s", "v", "c", "cum", "tot", "first", "last"],
+                                  lambda query: predicted_ranks_sql(query, predict), by_value))
+    by_key: dict[int, list[Any]] = {}
+    for row in got:
+        by_key.setdefault(row[KID], []).append(row)
+    out: dict[int, RankWindow | None] = {}
+    for k, found in by_key.items():
+        n[k] = int(found[0]["tot"])
+        ranks = predict(n[k])
+        used = {(int(r["first"]), int(r["last"])) for r in found}
+        out[k] = _assemble(rows, k, n[k], *ranks, found) if ranks is not None and used == {ranks} else None
+    return out
+# [end:predicted_pass]
+
+
 # [proof:window_pass]
 def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]],
                 n: dict[int, int]) -> dict[int, RankWindow | None]:
@@ -137,7 +175,7 @@ def window_pass(rows: Any, plan: Mapping[int, tuple[int, int, tuple[Level, ...]]
     s = side(x, depth)
     groups = with_ranks(with_levels(rows, plan, depth).groupBy(
         KID, s.alias("s"), F.when(s == 0, x).alias("v")).agg(F.count(F.lit(1)).alias("c")), plan)
-    got = collection.collect(kept(groups, ["s", "v"], F.col("s") == 0).select(KID, "s", "v", "c", "cum", "tot"))
+    got = collection.collect(kept(groups, ["s", "v"], "s = 0", [KID, "s", "v", "c", "cum", "tot"]))
     by_key: dict[int, list[Any]] = {k: [] for k in plan}
     for row in got:
         by_key[row[KID]].append(row)

@@ -6,7 +6,9 @@ each pass re-runs the frame's plan unless it is cached.  Admission therefore tak
 the declared columns of the frame, persisted (memory and disk), and, in the same aggregation
 that checks membership (one Spark job, :func:`~.column.first_refusal`), its row count n and its
 *fingerprint* h, the exact sum over the rows of ``pmod(xxhash64(declared columns), 2^31)``
-(a long: exact below 2^32 rows; above, Spark's ``try_sum`` gives null and h is not checked).
+(a long: exact below 2^32 rows; above, Spark's ``try_sum`` gives null and h is not checked),
+and an estimate of the number of distinct values of each numeric column (which only chooses
+how later statistics read that column: a column of few values is read in one pass).
 The snapshot, not the caller's frame, is the admitted member: every pass of every release reads
 the cached rows.
 
@@ -35,13 +37,15 @@ import attrs
 
 from . import _pyspark as ps
 
-__all__ = ["Snapshot", "Check", "aggregates", "persist_declared", "record", "discard", "of", "CHECK"]
+__all__ = ["Snapshot", "Check", "aggregates", "estimates", "persist_declared", "record", "discard", "of", "CHECK"]
 
 CHECK = "__opendp_check"          # the marker column of the check row a riding pass adds
-_N, _H = "__opendp_check_n", "__opendp_check_h"
+_N, _H, _D = "__opendp_check_n", "__opendp_check_h", "__opendp_distinct"
+ESTIMATE_RSD = 0.05
 _BITS = 2 ** 31
 _tokens = itertools.count()
 _SNAPSHOTS: weakref.WeakKeyDictionary[Any, Snapshot] = weakref.WeakKeyDictionary()
+_CHECKS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()   # snapshot -> its check's DataFrame
 
 
 # [proof:spark_snapshot]
@@ -54,7 +58,7 @@ class Snapshot:
     checks: tuple[tuple[str, Any], ...] = attrs.field(repr=False)
     n: int = attrs.field(repr=False)          # private: never shown
     h: int | None = attrs.field(repr=False)
-
+    distinct: dict[str, int] = attrs.field(factory=dict, repr=False)   # private estimates: cost only
 
 
 def aggregates(columns: tuple[str, ...]) -> list[Any]:
@@ -64,6 +68,14 @@ def aggregates(columns: tuple[str, ...]) -> list[Any]:
     F = ps.functions()
     cols = [F.col(ps.quoted(c)) for c in columns] or [F.lit(0)]
     return [F.count(F.lit(1)).alias(_N), F.try_sum(F.pmod(F.xxhash64(*cols), F.lit(_BITS))).alias(_H)]
+
+
+def estimates(names: tuple[str, ...]) -> list[Any]:
+    """The aggregations that estimate each numeric column's number of distinct values
+    (HyperLogLog, relative error ESTIMATE_RSD).  An estimate is private and never shown; it
+    only chooses a statistic's passes (:func:`.ranks.spark_rank_sources`)."""
+    F = ps.functions()
+    return [F.approx_count_distinct(F.col(ps.quoted(c)), ESTIMATE_RSD).alias(f"{_D}{i}") for i, c in enumerate(names)]
 
 
 def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
@@ -77,10 +89,13 @@ def persist_declared(x: Any, columns: tuple[str, ...]) -> Any:
     return frame.persist(storage.MEMORY_AND_DISK)
 
 
-def record(frame: Any, columns: tuple[str, ...], checks: list[tuple[str, Any]], row: Any) -> Snapshot:
-    """Register ``frame`` (from :func:`persist_declared`) as a snapshot with the count and fingerprint its
-    admission pass returned in ``row``; it is unpersisted when ``frame`` is garbage-collected."""
-    snap = Snapshot(columns, tuple(checks), int(row[_N]), None if row[_H] is None else int(row[_H]))
+def record(frame: Any, columns: tuple[str, ...], checks: list[tuple[str, Any]], row: Any,
+           estimated: tuple[str, ...] = ()) -> Snapshot:
+    """Register ``frame`` (from :func:`persist_declared`) as a snapshot with the count, fingerprint and
+    estimates (of the columns ``estimated``) its admission pass returned in ``row``; it is
+    unpersisted when ``frame`` is garbage-collected."""
+    snap = Snapshot(columns, tuple(checks), int(row[_N]), None if row[_H] is None else int(row[_H]),
+                    {c: int(row[f"{_D}{i}"]) for i, c in enumerate(estimated)})
     _SNAPSHOTS[frame] = snap
     weakref.finalize(frame, _release, getattr(frame, "_jdf", None))
     return snap
@@ -127,10 +142,15 @@ class Check:
     def ride(self, result: Any) -> Any:
         """``result`` (a statistic's aggregation) with one more row, marked by a non-null CHECK
         column: the count, the fingerprint and the membership flags of the snapshot recomputed,
-        in the same Spark job when collected."""
-        F = ps.functions()
-        flags = [F.max(bad.cast("int")).alias(f"__opendp_check_b{i}") for i, (_, bad) in enumerate(self.snap.checks)]
-        check = self.frame.agg(*aggregates(self.snap.columns), *flags).withColumn(CHECK, F.lit(1))
+        in the same Spark job when collected.  The check's own plan is built once per snapshot
+        (a DataFrame is immutable: each collect of a union that holds it recomputes it)."""
+        check = _CHECKS.get(self.frame)
+        if check is None:
+            F = ps.functions()
+            flags = [F.max(bad.cast("int")).alias(f"__opendp_check_b{i}")
+                     for i, (_, bad) in enumerate(self.snap.checks)]
+            check = _CHECKS[self.frame] = self.frame.agg(*aggregates(self.snap.columns), *flags).withColumn(
+                CHECK, F.lit(1))
         return result.unionByName(check, allowMissingColumns=True)
 
     def verified(self, rows: list[Any]) -> list[Any]:

@@ -46,3 +46,4 @@ def no_reach(monkeypatch):
     the law is the same, and the pairs are compared exactly in test_ranks_windows)."""
     from opendp_duff.engines.spark import _brackets
     monkeypatch.setattr(_brackets, "near_values", lambda first, last: 0)
+    monkeypatch.setattr(_brackets, "near_values_sql", lambda: "0")

@@ -3,8 +3,9 @@
 * Creating a context persists the declared columns, checks membership, counts and fingerprints
   them in ONE Spark job; the snapshot is unpersisted when the context is garbage-collected.
 * A grouped release on a context runs no admission pass of its own: its first aggregation
-  (the sizes) carries the snapshot's check in the same job.  On data of few distinct values
-  per key (no bracket) a grouped median runs 2 jobs: sizes with the check, then the window.
+  carries the snapshot's check in the same job.  On a column of few distinct values (by the
+  snapshot's estimate) a grouped median runs 1 job: sizes and windows with the check; on a
+  column of many values whose keys need no bracket, 2 jobs: sizes with the check, then windows.
 * A non-deterministic source (a column of fresh random bytes per evaluation) gives every pass
   the same rows once snapshotted; when its cache is lost and Spark recomputes other rows, the
   next release raises SparkDataChanged, and stays charged (the compositor never refunds).
@@ -70,13 +71,24 @@ def test_creation_snapshots_in_one_job_and_garbage_collection_frees_it(spark, ti
     assert _cache_is_empty(spark)
 
 
-def test_a_grouped_release_runs_two_jobs_with_the_check_in_the_first(spark, tied):
-    ctx = _context(tied, 2)
+@pytest.fixture
+def spread(spark):
+    from pyspark.sql import functions as F
+    return spark.range(40_000, numPartitions=4).select(
+        (F.pmod(F.xxhash64("id"), F.lit(1_500)) / 15.0).alias("x"),
+        F.pmod(F.xxhash64(F.col("id") + 3), F.lit(8)).alias("g"))
+
+
+@pytest.mark.parametrize("data, expected", [("tied", 1), ("spread", 2)])
+def test_a_grouped_release_carries_the_check_in_its_first_job(spark, data, expected, request):
+    """97 distinct values (few: sizes and windows in one job) or 1,500 (sizes, then windows; each key's
+    1,500 values need no bracket)."""
+    ctx = _context(request.getfixturevalue(data), 2)
     for i in range(2):
-        released, jobs = _jobs(spark, f"snapshot-release-{i}", lambda: _grouped_median(ctx).collect())
+        released, jobs = _jobs(spark, f"snapshot-release-{data}-{i}", lambda: _grouped_median(ctx).collect())
         log = collection.last_collection()
         assert len(released) == len(KEYS) and all(0.0 <= row[1] <= 100.0 for row in released)
-        assert jobs == 2 and log.actions == 2 and log.verified and log.tails == 0
+        assert jobs == expected and log.actions == expected and log.verified and log.tails == 0
 
 
 def test_a_refused_frame_leaves_no_cache(spark):
