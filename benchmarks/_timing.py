@@ -4,7 +4,13 @@ Every benchmark prints its times as ratios to a baseline measured in the same ru
 of the same data, the float path, a bare sampler...), so that its numbers mean the same on a
 loaded or a quiet machine.  Importing this module also puts the repository root first on
 ``sys.path``: ``python benchmarks/bench_x.py`` measures the package of this checkout.
+
+Every benchmark also takes ``--smoke``: tiny sizes and one repeat (its ``SMOKE``, at the top of
+the script), no files written.  ``tests/system/test_benchmarks_run.py`` runs each one so, to
+check that it still runs and prints its figures (``bench_peers.py`` and ``bench_spark.py`` with
+small options of their own instead); a smoke run's figures mean nothing.
 """
+import argparse
 import os
 import sys
 import time
@@ -31,3 +37,11 @@ def per_call(f, *args, calls=1, repeat=3):
         for _ in range(calls):
             f(*args)
     return best_time(batch, repeat=repeat) / calls
+
+
+def benchmark_parser(doc):
+    """A benchmark's argument parser: the first line of ``doc`` as its description, and the
+    ``--smoke`` flag that every benchmark takes (its sizes are the script's ``SMOKE``)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one repeat (SMOKE): checks that it runs")
+    return parser

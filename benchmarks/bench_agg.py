@@ -2,6 +2,7 @@
 
     python benchmarks/bench_agg.py             # 1e6 rows, 100 keys, 5 interleaved repeats
     python benchmarks/bench_agg.py --quick     # 2e5 rows, 3 repeats
+    python benchmarks/bench_agg.py --smoke     # SMOKE: tiny, to check that it runs (figures meaningless)
 
 A grouped query with three statistics (a count, a median and a 0.9-quantile of one column)
 ``ctx.query(epsilon=1).group_by("key", keys=K).agg(n=dp.count(), median=dp.median("delay", ...),
@@ -12,15 +13,15 @@ statistic then reads its group.  Target: within 2.5x.  Figures are best-of-inter
 ratios (the machine may be loaded: only the ratio means anything).  Data generation uses
 numpy's generator (public benchmark data); releases use the library's secure default randomness.
 """
-import argparse
 
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import numpy as np
 
 import opendp_duff as dp
 
 BOUNDS = (-100.0, 600.0)
+SMOKE = {"rows": 2_000, "repeat": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def frame(library, n, keys, rng):
@@ -49,10 +50,10 @@ def three_statistics(ctx, keys):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    n, repeat = (2 * 10 ** 5, 3) if args.quick else (10 ** 6, 5)
+    n, repeat = (SMOKE["rows"], SMOKE["repeat"]) if args.smoke else (2 * 10 ** 5, 3) if args.quick else (10 ** 6, 5)
     rng = np.random.default_rng(3)
     keys = [f"k{i:03d}" for i in range(100)]
     for library in ("pandas", "polars"):

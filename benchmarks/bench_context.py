@@ -4,6 +4,7 @@ the time of a query after many queries.
     python benchmarks/bench_context.py            # 1e6 rows, 7 interleaved repeats; 1,000 queries
     python benchmarks/bench_context.py --quick    # 3 repeats
     python benchmarks/bench_context.py --only c   # one section: a, b or c
+    python benchmarks/bench_context.py --smoke    # SMOKE: checks that it runs (figures meaningless)
 
 (a) Overhead of the context on one Duff median over 1e6 rows of a pandas DataFrame (and of a
 Polars one, and of a numpy array): ``ctx.query(epsilon=1).column("income").clamp(b).median()
@@ -31,11 +32,10 @@ Every figure in (a) and (b) is the best of interleaved repeats, as a ratio to a 
 the same run.  Data generation uses numpy's generator (public benchmark data); releases use the
 library's secure default randomness.
 """
-import argparse
 import functools
 import time
 
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import numpy as np
 
@@ -43,6 +43,7 @@ import opendp_duff as dp
 
 BOUNDS = (0.0, 5e5)
 N = 10 ** 6
+SMOKE = {"rows": 2_000, "repeats": 1, "queries": 20}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def incomes(n, rng):
@@ -85,10 +86,10 @@ def context(data):
                                  privacy_loss=dp.loss_of(epsilon=1e9), domain=domain)
 
 
-def overhead(repeats):
-    print(f"(a) the context's overhead on a Duff median over {N:.0e} rows (epsilon 1; best of {repeats})")
+def overhead(repeats, n=N):
+    print(f"(a) the context's overhead on a Duff median over {n:.0e} rows (epsilon 1; best of {repeats})")
     rng = np.random.default_rng(1)
-    x = incomes(N, rng)
+    x = incomes(n, rng)
     cases = [("numpy array", x)]
     for library in ("pandas", "polars"):
         try:
@@ -131,13 +132,13 @@ def wall_and_cpu(f, *args):
     return time.perf_counter() - w0, time.process_time() - c0
 
 
-def grouped(repeats, k=100):
-    print(f"(b) grouped Duff median over {N:.0e} rows and {k} keys vs sorting each group once "
+def grouped(repeats, n=N, k=100):
+    print(f"(b) grouped Duff median over {n:.0e} rows and {k} keys vs sorting each group once "
           f"(best of {repeats}; wall clock, and CPU time, which the machine's load disturbs less)")
     rng = np.random.default_rng(2)
     keys = [f"k{i:02d}" for i in range(k)]
-    codes = rng.integers(0, k, size=N)
-    x = incomes(N, rng)
+    codes = rng.integers(0, k, size=n)
+    x = incomes(n, rng)
     key_column = np.array(keys, dtype=object)[codes]
     for library in ("pandas", "polars"):
         try:
@@ -173,23 +174,25 @@ def many_queries(n_queries=1_000, n=10 ** 4):
         t0 = time.perf_counter()
         ctx.release(plan, epsilon=epsilon)
         times.append(time.perf_counter() - t0)
-    first, last = float(np.median(times[:100])), float(np.median(times[-100:]))
-    print(f"    first 100: {first * 1e3:.2f} ms per query (median), last 100: {last * 1e3:.2f} ms: "
+    w = min(100, n_queries // 2)      # the first and the last w queries
+    first, last = float(np.median(times[:w])), float(np.median(times[-w:]))
+    print(f"    first {w}: {first * 1e3:.2f} ms per query (median), last {w}: {last * 1e3:.2f} ms: "
           f"{last / first:.3f}x (target <= 1.2x)")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = benchmark_parser(__doc__)
     ap.add_argument("--quick", action="store_true", help="3 repeats")
     ap.add_argument("--only", choices=["a", "b", "c"], help="run one section")
     args = ap.parse_args()
-    repeats = 3 if args.quick else 7
+    repeats, n, queries = (SMOKE["repeats"], SMOKE["rows"], SMOKE["queries"]) if args.smoke else (
+        3 if args.quick else 7, N, 1_000)
     if args.only in (None, "a"):
-        overhead(repeats)
+        overhead(repeats, n)
     if args.only in (None, "b"):
-        grouped(repeats)
+        grouped(repeats, n)
     if args.only in (None, "c"):
-        many_queries()
+        many_queries(queries)
 
 
 if __name__ == "__main__":

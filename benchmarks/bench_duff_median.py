@@ -3,6 +3,7 @@
     python benchmarks/bench_duff_median.py            # full: 100 datasets x 100 releases
     python benchmarks/bench_duff_median.py --quick    # 20 datasets x 50 releases, n = 1e6 only
     python benchmarks/bench_duff_median.py --no-speed / --no-accuracy
+    python benchmarks/bench_duff_median.py --smoke    # SMOKE: checks that it runs (figures meaningless)
 
 (a) Accuracy: n = 1000 N(0, 1) records, true median T (the lower median, the
 paper's convention) computed before clipping to [-10, 10]; epsilon in {0.5, 1, 2}
@@ -24,15 +25,17 @@ dependency; a peer that fails to import is skipped).
 Data generation uses numpy's generator (public benchmark data); releases use the
 library's secure default randomness.
 """
-import argparse
 import statistics
 from functools import partial
 
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import numpy as np
 
 import opendp_duff as dp
+
+# --smoke: the test that runs every benchmark (tests/system)
+SMOKE = {"datasets": 2, "releases": 3, "sizes": [10_000], "repeats": 1}
 
 
 def duff_median_chain(lo, hi, scale, sort=True):
@@ -180,15 +183,18 @@ def speed(sizes, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = benchmark_parser(__doc__)
     ap.add_argument("--quick", action="store_true", help="20 datasets x 50 releases; n = 1e6 only")
     ap.add_argument("--no-accuracy", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
     args = ap.parse_args()
     if not args.no_accuracy:
-        accuracy(*((20, 50) if args.quick else (100, 100)))
+        accuracy(*((SMOKE["datasets"], SMOKE["releases"]) if args.smoke else (20, 50) if args.quick else (100, 100)))
     if not args.no_speed:
-        speed([10 ** 6] if args.quick else [10 ** 6, 10 ** 7], 7)
+        if args.smoke:
+            speed(SMOKE["sizes"], SMOKE["repeats"])
+        else:
+            speed([10 ** 6] if args.quick else [10 ** 6, 10 ** 7], 7)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_duff_mode.py                 # m = n = 1e7, 3 alternating runs each
     python benchmarks/bench_duff_mode.py --m 1e6 --repeats 5
+    python benchmarks/bench_duff_mode.py --smoke         # SMOKE: checks that it runs (figures meaningless)
 
 Each run is a fresh subprocess (so its peak memory is its own) for one kind of candidates:
 ``int`` (np.arange(m)), ``int list`` (the same as a Python list) and ``float`` (m distinct
@@ -29,11 +30,12 @@ import sys
 import time
 import tracemalloc
 
-from _timing import ROOT
+from _timing import ROOT, benchmark_parser
 
 import numpy as np
 
 KINDS = ("int", "int list", "float")
+SMOKE = {"m": 1_000, "repeats": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def data(kind, m, n, seed):
@@ -91,7 +93,7 @@ def run(kind, m, n, seed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = benchmark_parser(__doc__)
     ap.add_argument("--m", type=float, default=1e7, help="number of candidates")
     ap.add_argument("--n", type=float, default=None, help="number of records (default m)")
     ap.add_argument("--repeats", type=int, default=3)
@@ -99,6 +101,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.smoke:
+        args.m, args.repeats = SMOKE["m"], SMOKE["repeats"]
     m = int(args.m)
     n = int(args.n) if args.n is not None else m
     if args.child:

@@ -9,17 +9,19 @@ over the rounds are compared.  Also prints, from one more interpreter, which of 
 Polars, pyspark and matplotlib the import loaded (it should load none).
 
     python benchmarks/bench_import.py [rounds]
+    python benchmarks/bench_import.py --smoke     # SMOKE: checks that it runs (figures meaningless)
 """
 import os
-import pathlib
 import statistics
 import subprocess
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+from _timing import ROOT, benchmark_parser
+
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
 HEAVY = ("scipy", "pandas", "polars", "pyspark", "matplotlib")
+SMOKE = {"rounds": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def run_once(statement: str) -> float:
@@ -48,4 +50,7 @@ def main(rounds: int = 15) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    ap = benchmark_parser(__doc__)
+    ap.add_argument("rounds", nargs="?", type=int, default=15)
+    args = ap.parse_args()
+    main(SMOKE["rounds"] if args.smoke else args.rounds)

@@ -8,16 +8,19 @@ Prints ratios measured in this run:
 * the check alone (``input_domain.member``) to ``np.sort`` of the same array.
 
     python benchmarks/bench_membership.py [n]
+    python benchmarks/bench_membership.py --smoke     # SMOKE: checks that it runs (figures meaningless)
 """
-import pathlib
-import sys
 import time
 
 import numpy as np
+from _timing import benchmark_parser
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))   # this checkout's package
-import opendp_duff as dp  # noqa: E402
-from opendp_duff.samplers import seeded_rng_for_tests  # noqa: E402
+import opendp_duff as dp
+from opendp_duff.samplers import seeded_rng_for_tests
+
+# the interleaved runs of each pair; --smoke: the test that runs every benchmark (tests/system)
+REPEATS = {"array": 9, "list": 5, "check": 15, "admit": 5}
+SMOKE = {"n": 10_000, "repeats": dict.fromkeys(REPEATS, 1)}
 
 
 def paired_best(f, g, repeat):
@@ -36,7 +39,7 @@ def paired_best(f, g, repeat):
     return best_f, best_g
 
 
-def main(n=10_000_000):
+def main(n=10_000_000, repeats=REPEATS):
     rng = np.random.default_rng(1)  # benchmark data only
     x = rng.normal(5.0, 3.0, n)
     listed = x.tolist()
@@ -47,10 +50,11 @@ def main(n=10_000_000):
     dp.enable_features("insecure-randomness")
     print("randomness: SEEDED (feature insecure-randomness on): timings only, no private release")
     with seeded_rng_for_tests(0):
-        checked, unchecked = paired_best(lambda: med(x), lambda: med._function(x), 9)
-        checked_list, unchecked_list = paired_best(lambda: med(listed), lambda: med._function(listed), 5)
-    check, sort = paired_best(lambda: domain.member(x), lambda: np.sort(x), 15)
-    admit_list, _ = paired_best(lambda: domain.admit(listed), lambda: None, 5)
+        checked, unchecked = paired_best(lambda: med(x), lambda: med._function(x), repeats["array"])
+        checked_list, unchecked_list = paired_best(lambda: med(listed), lambda: med._function(listed),
+                                                   repeats["list"])
+    check, sort = paired_best(lambda: domain.member(x), lambda: np.sort(x), repeats["check"])
+    admit_list, _ = paired_best(lambda: domain.admit(listed), lambda: None, repeats["admit"])
     print(f"n = {n:.0e}; fastest of interleaved runs, ratios within this run")
     print("float64 array:")
     print(f"  chain with check / without, measured:       {checked / unchecked:.3f}x  (target <= 1.1x)")
@@ -62,5 +66,9 @@ def main(n=10_000_000):
     print(f"  (admit + chain on the array) / chain on the list: {(admit_list + unchecked) / unchecked_list:.3f}x")
     print(f"  check alone / np.sort:                      {admit_list / sort:.3f}x")
 
+
 if __name__ == "__main__":
-    main(int(float(sys.argv[1])) if len(sys.argv) > 1 else 10_000_000)
+    ap = benchmark_parser(__doc__)
+    ap.add_argument("n", nargs="?", type=float, default=1e7)
+    args = ap.parse_args()
+    main(**(SMOKE if args.smoke else {"n": int(args.n)}))

@@ -11,13 +11,15 @@ Prints, for pandas and Polars frames of n rows, ratios measured in this run (fas
   20 x 30 values a key) against the one-column split by a column holding the pair's index.
 
     python benchmarks/bench_row_wise.py [n]
+    python benchmarks/bench_row_wise.py --smoke    # SMOKE: checks that it runs (figures meaningless)
 """
-import sys
 
 import numpy as np
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import opendp_duff as dp
+
+SMOKE = {"n": 2_000, "repeat": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def frames(n, rng):
@@ -32,7 +34,7 @@ def frames(n, rng):
             carriers, origins)
 
 
-def main(n=1_000_000):
+def main(n=1_000_000, repeat=5):
     import polars as pl
     rng = np.random.default_rng(5)   # benchmark data only
     pdf, pldf, carriers, origins = frames(n, rng)
@@ -45,7 +47,7 @@ def main(n=1_000_000):
     pairs = [(c, o) for c in carriers for o in origins]
     by_two = space >> dp.t.then_partition_by(("carrier", "origin"), keys=pairs)
     by_one = space >> dp.t.then_partition_by("pair", keys=list(range(len(pairs))))
-    print(f"n = {n:.0e} rows; fastest of 5 runs; ratio = opendp_duff / the library's own operation")
+    print(f"n = {n:.0e} rows; fastest of {repeat} runs; ratio = opendp_duff / the library's own operation")
     baselines = {
         "pandas": (lambda: pdf[(pdf["age"] >= 18) & (pdf["income"] > 1000.0)],
                    lambda: pdf.assign(monthly=pdf["income"] / 12), pdf),
@@ -53,11 +55,14 @@ def main(n=1_000_000):
                    lambda: pldf.with_columns((pl.col("income") / 12).alias("monthly")), pldf),
     }
     for label, (own_filter, own_column, df) in baselines.items():
-        f = best_time(keep._function, df) / best_time(own_filter)
-        w = best_time(derive._function, df) / best_time(own_column)
-        p = best_time(by_two._function, df) / best_time(by_one._function, df)
+        f = best_time(keep._function, df, repeat=repeat) / best_time(own_filter, repeat=repeat)
+        w = best_time(derive._function, df, repeat=repeat) / best_time(own_column, repeat=repeat)
+        p = best_time(by_two._function, df, repeat=repeat) / best_time(by_one._function, df, repeat=repeat)
         print(f"{label:7s} filter {f:6.2f}x   with_column {w:6.2f}x   partition by 2 columns / by 1: {p:5.2f}x")
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    ap = benchmark_parser(__doc__)
+    ap.add_argument("n", nargs="?", type=int, default=1_000_000, help="rows")
+    args = ap.parse_args()
+    main(**(SMOKE if args.smoke else {"n": args.n}))

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_smooth_sensitivity.py            # n = 1e3 .. 1e7
     python benchmarks/bench_smooth_sensitivity.py --max-n 1e6
+    python benchmarks/bench_smooth_sensitivity.py --smoke    # SMOKE: checks that it runs (figures meaningless)
 
 Data: N(0, 1), sorted, bounds [-10, 10].  "sort" is np.sort of the same data (unsorted copy);
 "brute" is the quadratic evaluation of [BS19] Prop. 40 over every (k, l), numpy-
@@ -11,15 +12,16 @@ The adversarial rows use distinct records spaced 1e-300 apart around 0 (local se
 and conquer costs O(window log window); t = 1e-5 makes the window all of n, the O(n log n)
 fallback.  (All-equal records are cheap: tied rows and columns are merged first.)
 """
-import argparse
 import functools
 import time
 
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import numpy as np
 
 import opendp_duff as dp
+
+SMOKE = {"max_n": 1e3, "repeat": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def brute_force(x, p, q, t, lo, hi):
@@ -35,16 +37,18 @@ def brute_force(x, p, q, t, lo, hi):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = benchmark_parser(__doc__)
     ap.add_argument("--max-n", type=float, default=1e7)
     args = ap.parse_args()
+    if args.smoke:
+        args.max_n = SMOKE["max_n"]
     rng = np.random.default_rng(0)
     bounds = (-10.0, 10.0)
     print(f"{'n':>9} {'statistic':>13} {'t':>6} {'ss time':>9} {'/ sort':>8} {'/ brute':>9}  value")
     n = 1000
     while n <= args.max_n:
         raw = rng.normal(size=n)
-        repeat = 5 if n <= 10**6 else 2
+        repeat = SMOKE["repeat"] if args.smoke else 5 if n <= 10**6 else 2
         t_sort = best_time(np.sort, raw, repeat=repeat)
         x = np.sort(raw)
         m = n // 10
@@ -67,7 +71,7 @@ def main():
     n = 1000
     while n <= args.max_n:
         raw = rng.normal(size=n)
-        t_sort = best_time(np.sort, raw, repeat=2)
+        t_sort = best_time(np.sort, raw, repeat=SMOKE["repeat"] if args.smoke else 2)
         x = (np.arange(n) - n // 2) * 1e-300
         for t in (0.01, 1e-5):
             t_ss = best_time(dp.smooth_sensitivity_median, x, t, bounds, repeat=1)

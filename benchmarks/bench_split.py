@@ -2,6 +2,7 @@
 
     python benchmarks/bench_split.py                 # 1e7 rows, 1e6 integer keys
     python benchmarks/bench_split.py 1e6 1e5         # rows, keys
+    python benchmarks/bench_split.py --smoke         # SMOKE: checks that it runs (figures meaningless)
 
 ``make_partition_by`` codes the key column against the public keys, groups the rows by a stable
 radix sort of the codes (O(rows + keys)) and gathers the declared columns once; each part is a
@@ -19,13 +20,14 @@ precomputed integer codes plus one gather of the value column.
 Data generation uses numpy's generator (public benchmark data); releases use the library's
 secure default randomness.
 """
-import sys
 import time
 
 import numpy as np
-from _timing import ROOT  # noqa: F401  (puts this checkout first on sys.path)
+from _timing import benchmark_parser
 
 import opendp_duff as dp
+
+SMOKE = {"rows": 1e4, "keys": 100}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def seconds(f, *args):
@@ -61,4 +63,8 @@ def main(rows: float = 1e7, keys: float = 1e6) -> None:
 
 
 if __name__ == "__main__":
-    main(*(float(a) for a in sys.argv[1:3]))
+    ap = benchmark_parser(__doc__)
+    ap.add_argument("rows", nargs="?", type=float, default=1e7)
+    ap.add_argument("keys", nargs="?", type=float, default=1e6)
+    args = ap.parse_args()
+    main(**(SMOKE if args.smoke else {"rows": args.rows, "keys": args.keys}))

@@ -14,15 +14,17 @@ The data: n rows, n / 10 persons with a heavy-tailed number of rows each (a few 
 thousands), 20 airlines, float delays.
 
     python benchmarks/bench_truncate.py [n]
+    python benchmarks/bench_truncate.py --smoke    # SMOKE: checks that it runs (figures meaningless)
 """
-import sys
 
 import numpy as np
-from _timing import best_time
+from _timing import benchmark_parser, best_time
 
 import opendp_duff as dp
 from opendp_duff.metrics_id import symmetric_id_distance
 from opendp_duff.transformations._truncate_kernels import Truncation, pandas_hashes, truncate_polars
+
+SMOKE = {"n": 2_000, "repeat": 1}   # --smoke: the test that runs every benchmark (tests/system)
 
 
 def frames(n, rng):
@@ -37,7 +39,7 @@ def frames(n, rng):
     return pd.DataFrame(cols), pl.DataFrame({"id": ids, "airline": airlines.tolist(), "delay": delay})
 
 
-def main(n=1_000_000):
+def main(n=1_000_000, repeat=5):
     rng = np.random.default_rng(5)   # benchmark data only
     pdf, pldf = frames(n, rng)
     dom = dp.dataframe_domain({"id": dp.atom_domain(T=int), "airline": dp.atom_domain(T=str),
@@ -48,18 +50,25 @@ def main(n=1_000_000):
     per_group = dp.t.make_truncate_per_group(*space, "airline", max_groups=2, contributions=3, key=key)
     spec = Truncation("id", (("id", int), ("airline", str), ("delay", float)), 5, key)
     print(f"n = {n:.0e} rows, {n // 10} persons (the largest holds {np.bincount(pdf['id']).max()} rows); "
-          "fastest of 5 runs; ratios to the library's sort by (id, delay) in this run")
-    base = best_time(lambda: pdf.sort_values(["id", "delay"]))
-    print(f"pandas:  truncate_per_id {best_time(per_id._function, pdf) / base:5.2f}x   "
-          f"truncate_per_group {best_time(per_group._function, pdf) / base:5.2f}x   "
-          f"row hashes alone {best_time(pandas_hashes, pdf, spec) / base:5.2f}x   (sort {base * 1e3:.0f} ms)")
-    base = best_time(lambda: pldf.sort(["id", "delay"]))
+          f"fastest of {repeat} runs; ratios to the library's sort by (id, delay) in this run")
+
+    def ratio(f, *args):
+        return best_time(f, *args, repeat=repeat) / base
+
+    base = best_time(lambda: pdf.sort_values(["id", "delay"]), repeat=repeat)
+    print(f"pandas:  truncate_per_id {ratio(per_id._function, pdf):5.2f}x   "
+          f"truncate_per_group {ratio(per_group._function, pdf):5.2f}x   "
+          f"row hashes alone {ratio(pandas_hashes, pdf, spec):5.2f}x   (sort {base * 1e3:.0f} ms)")
+    base = best_time(lambda: pldf.sort(["id", "delay"]), repeat=repeat)
     lazy = pldf.lazy()
-    print(f"polars:  truncate_per_id {best_time(per_id._function, pldf) / base:5.2f}x   "
-          f"truncate_per_group {best_time(per_group._function, pldf) / base:5.2f}x   "
-          f"lazy per_id, collected {best_time(lambda: truncate_polars(lazy, spec).collect()) / base:5.2f}x   "
+    print(f"polars:  truncate_per_id {ratio(per_id._function, pldf):5.2f}x   "
+          f"truncate_per_group {ratio(per_group._function, pldf):5.2f}x   "
+          f"lazy per_id, collected {ratio(lambda: truncate_polars(lazy, spec).collect()):5.2f}x   "
           f"(sort {base * 1e3:.0f} ms)")
 
 
 if __name__ == "__main__":
-    main(*(int(float(a)) for a in sys.argv[1:]))
+    ap = benchmark_parser(__doc__)
+    ap.add_argument("n", nargs="?", type=float, default=1e6, help="rows")
+    args = ap.parse_args()
+    main(**(SMOKE if args.smoke else {"n": int(args.n)}))

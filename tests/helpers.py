@@ -8,6 +8,8 @@
   the exact recomputation (at ample decimal precision) of the nearest floats of c + sigma Z at
   both ends of the dyadic interval of the Laplace release's uniform.
 * ``multiset_distance``: the change-one or symmetric distance between two finite multisets.
+* ``frames_of(columns)``: the same columns as a pandas frame, a Polars frame and a lazy Polars
+  frame, each with its name (a test of every local engine loops over them).
 * Persons with many rows, by brute force: ``canonical_rows`` (rows as comparable tuples, -0.0 as
   0.0 and every missing float as one value, ordered as the truncation kernels order content),
   ``id_distance`` (persons added or removed), ``grouped_distance`` (the triple (l0, l1, linf)
@@ -85,6 +87,17 @@ def multiset_distance(x, y, change_one):
     sizes) or of additions and removals (symmetric)."""
     common = sum((Counter(x) & Counter(y)).values())
     return len(x) - common if change_one else len(x) + len(y) - 2 * common
+
+
+def frames_of(columns):
+    """Yield ("pandas", frame), ("polars", frame), ("polars-lazy", lazy frame) of ``columns``
+    (name -> values).  The test skips at the first Polars frame when Polars is missing, after
+    running on pandas (pandas itself is imported with ``pytest.importorskip`` too)."""
+    pd = pytest.importorskip("pandas")
+    yield "pandas", pd.DataFrame(columns)
+    pl = pytest.importorskip("polars")
+    yield "polars", pl.DataFrame(columns)
+    yield "polars-lazy", pl.DataFrame(columns).lazy()
 
 
 _MISSING = (1, 0.0)          # every NaN or missing float, ordered after every number

@@ -18,7 +18,7 @@ import pytest
 
 import opendp_duff as dp
 from engines.spark.conftest import spark  # noqa: F401  (the Spark test's session)
-from helpers import rerun_once
+from helpers import frames_of, rerun_once
 from opendp_duff.errors import NotAMemberTypeError
 
 pd = pytest.importorskip("pandas")
@@ -56,14 +56,6 @@ def test_count_by_key_counts_tuples_of_values():
         domain.admit({"JFK": 3})
 
 
-def _frames():
-    cols = columns()
-    yield "pandas", pd.DataFrame(cols)
-    pl = pytest.importorskip("polars")
-    yield "polars", pl.DataFrame(cols)
-    yield "polars-lazy", pl.DataFrame(cols).lazy()
-
-
 def _keys(out):
     rows = out.collect() if hasattr(out, "collect") and not hasattr(out, "rows") else None
     if rows is not None:
@@ -81,7 +73,7 @@ def _release(df, loss, budget, domain=DOMAIN):
 @pytest.mark.parametrize("loss, budget", LOSSES, ids=["epsilon-delta", "rho-delta"])
 @rerun_once(7041)
 def test_every_local_engine_discovers_the_tuples_of_many_rows_only(loss, budget):
-    for name, df in _frames():
+    for name, df in frames_of(columns()):
         plan, out = _release(df, loss, budget)
         assert _keys(out) == BIG, name
         single = dp.query().group_by("carrier").agg(n=dp.count(), m=dp.median("delay", bounds=(-10.0, 50.0)))

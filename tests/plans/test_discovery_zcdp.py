@@ -23,7 +23,7 @@ import pytest
 
 import opendp_duff as dp
 from engines.spark.conftest import spark  # noqa: F401  (the Spark test's session)
-from helpers import rerun_once
+from helpers import frames_of, rerun_once
 from opendp_duff.errors import BudgetExceeded, MakeError
 from opendp_duff.measures import approximate_zero_concentrated_divergence
 
@@ -109,17 +109,9 @@ def test_the_keys_map_and_the_whole_map_against_independent_computations():
     assert threshold < rows[0]["accuracy"] < threshold + 2 * scale * 2    # the normal's 1.65 sigma, rounded up
 
 
-def _frames():
-    cols = columns()
-    yield "pandas", pd.DataFrame(cols)
-    pl = pytest.importorskip("polars")
-    yield "polars", pl.DataFrame(cols)
-    yield "polars-lazy", pl.DataFrame(cols).lazy()
-
-
 @rerun_once(7031)
 def test_every_local_engine_releases_the_big_key_only():
-    for name, df in _frames():
+    for name, df in frames_of(columns()):
         out = plan(context(df)).release()
         codes = out["code"].to_list() if hasattr(out["code"], "to_list") else list(out["code"])
         assert codes == [BIG], name
