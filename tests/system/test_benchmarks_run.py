@@ -12,9 +12,10 @@ prints them otherwise.  Nothing is timed: a smoke run's figures mean nothing.
 
 Two benchmarks have no smoke mode and run as their own options allow (``SPECIAL``):
 ``bench_peers.py`` runs our own runner only, without Spark, on a 600-row flights table written
-here; ``bench_spark.py`` runs 1e4 rows over 10 keys in a local Spark (marked ``spark``; its JVM
-costs about 30 s of CPU).  A benchmark that imports pandas, Polars or matplotlib skips when one
-is missing (``helpers.missing_libraries``), and ``bench_spark.py`` without pyspark and Java.
+here; ``bench_spark.py`` runs 1e4 rows over 10 keys in a local Spark of its own (not marked
+``spark``: CI's cluster step would only run it again; its JVM costs about 30 s of CPU).  A
+benchmark that imports pandas, Polars or matplotlib skips when one is missing
+(``helpers.missing_libraries``), and ``bench_spark.py`` without pyspark and Java.
 """
 import os
 import re
@@ -60,7 +61,7 @@ SPECIAL = {   # name -> (the options given the data folder, the tools it needs)
 
 
 def _param(name):
-    marks = [pytest.mark.slow] + ([pytest.mark.spark] if name == "bench_spark.py" else [])
+    marks = [pytest.mark.slow]   # bench_spark.py starts a local Spark of its own: not a test of the cluster
     return pytest.param(name, marks=marks, id=name[:-3])
 
 

@@ -48,19 +48,22 @@ def _step_edges(scale, top=10 ** 7):
 def test_spark_predicts_the_sampler_ranks_exactly(spark):
     rng = np.random.default_rng(11)
     big = [int(x) for x in rng.integers(10 ** 7, 2 ** 62, size=200)] + [2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, 2 ** 62]
-    for scale in SCALES:
+    for scale in SCALES:   # one Spark job per scale: every alpha's query in one union
         ns = sorted(set(range(1, 401)) | set(_step_edges(scale)) | set(big))
-        frame = spark.createDataFrame([(n,) for n in ns], "tot long")
-        for alpha in ALPHAS:
+        frame = spark.sql("SELECT CAST(col1 AS BIGINT) AS tot FROM VALUES " + ", ".join(f"({n})" for n in ns))
+        queries = []
+        for i, alpha in enumerate(ALPHAS):
             predict = SamplerRanks(alpha, scale)
             assert predicted.predictable(predict)
-            query = predicted.predicted_ranks_sql("SELECT * FROM {t}", predict)
-            got = spark.sql(f"SELECT tot, first, last, m FROM ({query}) AS q", t=frame).collect()
-            assert len(got) == len(ns)
-            for row in got:
-                first, last = sampler_ranks(row["tot"], alpha, scale)
-                assert (row["first"], row["last"]) == (first, last), (alpha, scale, row["tot"])
-                assert row["m"] == (last - first + 2) // 2
+            queries.append(f"SELECT {i} AS a, tot, first, last, m FROM "
+                           f"({predicted.predicted_ranks_sql('SELECT * FROM {t}', predict)}) AS q{i}")
+        got = spark.sql(" UNION ALL ".join(queries), t=frame).collect()
+        assert len(got) == len(ns) * len(ALPHAS)
+        for row in got:
+            alpha = ALPHAS[row["a"]]
+            first, last = sampler_ranks(row["tot"], alpha, scale)
+            assert (row["first"], row["last"]) == (first, last), (alpha, scale, row["tot"])
+            assert row["m"] == (last - first + 2) // 2
 
 
 def _datasets():
