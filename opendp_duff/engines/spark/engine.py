@@ -33,7 +33,7 @@ from ..rank_window import Pairs, RankSource, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection, rounds, snapshot
 from .column import SparkColumn, check_spark_column, check_spark_frame
-from .parts import KID, VAL, SparkPart, shared, split_by_keys
+from .parts import KID, VAL, SparkPart, shared, split_by_keys, whole_frame
 from .ranks import KeyRanks, SparkDataChanged, spark_rank_sources
 from ._brackets import BINS
 from .sum import exact_sums, grid_floor, limb_exponents
@@ -92,7 +92,7 @@ class SparkEngine(Engine):
     # [proof:SparkEngine.column]
     def column(self, frame: Any, name: str, domain: Any) -> SparkColumn:
         T = domain.element_domain.T
-        whole = frame.batch.frame if isinstance(frame, SparkPart) else frame
+        whole = whole_frame(frame)
         log = frame.batch.log if isinstance(frame, SparkPart) else collection.CollectionLog()
         if log.snapshot is None and (snap := snapshot.of(whole)) is not None:
             log.snapshot = snapshot.Check(whole, snap, SparkDataChanged)   # the release's first action carries it
@@ -126,7 +126,7 @@ class SparkEngine(Engine):
         typed = {name: _spark_type(list(values)) for name, values in columns.items()}
         schema = t.StructType([t.StructField(name, kind, False) for name, (kind, _) in typed.items()])
         rows = list(zip(*(values for _, values in typed.values()), strict=True))
-        session = like.sparkSession if ps.is_spark_frame(like) else like.batch.frame.sparkSession
+        session = whole_frame(like).sparkSession
         return ps.local_frame(session, schema, rows)
 
     # ---- columns: row-wise steps ------------------------------------------------------------
@@ -251,8 +251,7 @@ def read_plan(column: SparkColumn) -> tuple[bool, bool]:
     a column read from an admitted snapshot whose later steps, clamp, impute and sort, never
     add more than one value), and whether the snapshot has at most SMALL_ROWS rows.  Private
     counts that choose the passes only."""
-    whole = column.frame.batch.frame if isinstance(column.frame, SparkPart) else column.frame
-    snap = snapshot.of(whole)
+    snap = snapshot.of(whole_frame(column.frame))
     base = column.steps[0]
     if snap is None or base[0] != "column" or any(s[0] not in ("clamp", "impute", "sort") for s in column.steps[1:]):
         return False, False

@@ -30,7 +30,7 @@ from . import _pyspark as ps
 from . import collection
 from .column import SparkColumn, quoted
 
-__all__ = ["Batch", "SparkPart", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
+__all__ = ["Batch", "SparkPart", "whole_frame", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
 
 # [proof:VAL]
 KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
@@ -116,6 +116,13 @@ class SparkPart:
     def __repr__(self) -> str:
         return f"SparkPart(part {self.index})"
 # [end:SparkPart]
+
+
+# [proof:whole_frame]
+def whole_frame(frame: Any) -> Any:
+    """The DataFrame a column's frame reads: a part's whole frame (its batch's), else ``frame``."""
+    return frame.batch.frame if isinstance(frame, SparkPart) else frame
+# [end:whole_frame]
 
 
 def split_by_keys(frame: Any, by: str | tuple[str, ...], T: type | tuple[type, ...],

@@ -102,13 +102,13 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
     floats of [lo, hi] without -0.0): sizes, brackets, then the windows ``predict(n)``; or, for
     a column of ``few`` distinct values and a prediction Spark can evaluate, sizes and windows in
     one pass (:func:`predicted_pass`; ``small``: few enough rows to move them all)."""
-    F = ps.functions()
     n = dict.fromkeys(range(n_keys), 0)
     if few and predictable(predict):
         windows = predicted_pass(rows, n, predict, small)
         ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
         missed = {k: (*r, ()) for k, r in ranks.items() if windows.get(k) is None}
     else:
+        F = ps.functions()
         distinct = dict.fromkeys(range(n_keys), 0)
         got = rows.groupBy(KID).agg(F.count(F.lit(1)).alias("n"),
                                     F.approx_count_distinct(VAL, DISTINCT_RSD).alias("d"))
