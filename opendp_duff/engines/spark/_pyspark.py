@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
-           "inheritable_thread", "quoted", "sql_number"]
+           "inheritable_thread", "quoted", "sql_number", "parallelism"]
 
 
 def _import(name: str) -> ModuleType:
@@ -67,6 +67,15 @@ def inheritable_thread(session: Any) -> Any:
     not inherit them, so its jobs would escape the caller's group)."""
     inheritable = _import("pyspark").InheritableThread
     return lambda target: inheritable(target, session=session, name="opendp_duff-spark-key")
+
+
+def parallelism(session: Any) -> int | None:
+    """The session's default parallelism (classic Spark: the cores of its executors), or None
+    where it is not known (Spark Connect has no SparkContext)."""
+    try:
+        return max(1, int(session.sparkContext.defaultParallelism))
+    except Exception:  # noqa: BLE001 - a Connect session, or a stopped context
+        return None
 
 
 def is_spark_frame(x: object) -> bool:
