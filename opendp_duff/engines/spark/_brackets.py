@@ -29,7 +29,7 @@ value).  The choice changes the cost only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import _pyspark as ps
@@ -166,12 +166,15 @@ def near_values_sql() -> str:
 
 
 def kept(groups: Any, order: list[str], ranked: str, columns: list[str],
-         ranks: Callable[[str], str] | None = None, source: str = "SELECT * FROM {groups}") -> Any:
+         ranks: Callable[[str], str] | None = None, source: str = "SELECT * FROM {groups}",
+         totals: Sequence[str] = ()) -> Any:
     """The ``columns`` of the rows of the query ``source`` (SQL over the DataFrame ``groups``,
     named ``{groups}``; by default its rows: per key KID, groups with a count ``c`` in the order ``order``, and the
     key's window ranks ``first``, ``last`` and reach ``m``, or, given ``ranks``, the query with
     the columns ``ranks`` adds from the key's ``tot``) that a pass sends to the
-    driver, with ``cum``, the running count, and ``tot``, the key's total count.  Among the
+    driver, with ``cum``, the running count, and ``tot``, the key's total count (and the
+    ``totals``: SQL select items ``agg(x) OVER ({by_key}) AS name``, more totals of each key over
+    its window ``by_key``).  Among the
     ``ranked`` rows (a boolean SQL condition; the others are all kept) the groups holding a rank of
     s - m + 1 .. e + m, where s + 1 is the first rank of the first group meeting [first, last]
     and e the last rank of the last one: the window's groups and at most m groups on each side,
@@ -179,7 +182,8 @@ def kept(groups: Any, order: list[str], ranked: str, columns: list[str],
     Every window function is partitioned by KID.  One SQL query: Spark analyses it once."""
     by_key = f"PARTITION BY {KID}"
     query = (f"SELECT *, sum(c) OVER ({by_key} ORDER BY {', '.join(order)} ROWS BETWEEN UNBOUNDED PRECEDING "
-             f"AND CURRENT ROW) AS cum, sum(c) OVER ({by_key}) AS tot FROM ({source}) AS grouped")
+             f"AND CURRENT ROW) AS cum, sum(c) OVER ({by_key}) AS tot"
+             + "".join(", " + t.format(by_key=by_key) for t in totals) + f" FROM ({source}) AS grouped")
     if ranks is not None:
         query = ranks(query)
     meets = f"({ranked}) AND cum >= first AND cum - c < last"

@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any
 
 __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
-           "inheritable_thread", "quoted", "sql_number"]
+           "inheritable_thread", "quoted", "sql_number", "parallelism"]
 
 
 def _import(name: str) -> ModuleType:
@@ -67,6 +67,15 @@ def inheritable_thread(session: Any) -> Any:
     not inherit them, so its jobs would escape the caller's group)."""
     inheritable = _import("pyspark").InheritableThread
     return lambda target: inheritable(target, session=session, name="opendp_duff-spark-key")
+
+
+def parallelism(session: Any) -> int | None:
+    """The session's default parallelism (classic Spark: the cores of its executors), or None
+    where it is not known (Spark Connect has no SparkContext)."""
+    try:
+        return max(1, int(session.sparkContext.defaultParallelism))
+    except Exception:  # noqa: BLE001 - a Connect session, or a stopped context
+        return None
 
 
 def is_spark_frame(x: object) -> bool:
@@ -126,15 +135,25 @@ LOCAL_CELLS = 20_000   # values of a table built as a local relation; a larger o
 
 def local_frame(spark: Any, schema: Any, rows: list[tuple[Any, ...]]) -> Any:
     """A small DataFrame of ``rows`` (public values matching the StructType ``schema``) built
-    on the driver as a local relation, by SQL ``VALUES`` with parameter markers: a broadcast of
-    it runs no Spark job, where ``createDataFrame`` of a list makes an RDD that a broadcast
-    collects by a job of its own, one per pass.  Tables above LOCAL_CELLS values (many keys)
-    still go through ``createDataFrame``."""
+    on the driver as a local relation, by SQL ``VALUES``: a broadcast of it runs no Spark job,
+    where ``createDataFrame`` of a list makes an RDD that a broadcast collects by a job of its
+    own, one per pass.  Integers of the long range and finite doubles are written as exact
+    literals (:func:`sql_number`), which Spark analyses faster than parameters; every other
+    value (strings, decimals) is a parameter marker, so no text of a value enters the SQL.
+    Tables above LOCAL_CELLS values (many keys) still go through ``createDataFrame``."""
     names = [f.name for f in schema.fields]
     if not rows or len(rows) * len(names) > LOCAL_CELLS:
         return spark.createDataFrame(rows, schema)
-    args = {f"p{i}_{j}": v for i, row in enumerate(rows) for j, v in enumerate(row)}
-    values = ", ".join("(" + ", ".join(f":p{i}_{j}" for j in range(len(names))) + ")" for i in range(len(rows)))
+    args: dict[str, Any] = {}
+
+    def cell(i: int, j: int, v: Any) -> str:
+        if isinstance(v, int) and not isinstance(v, bool) and -2 ** 63 <= v < 2 ** 63:
+            return sql_number(v)
+        if isinstance(v, float) and math.isfinite(v):
+            return sql_number(v)
+        args[f"p{i}_{j}"] = v
+        return f":p{i}_{j}"
+    values = ", ".join("(" + ", ".join(cell(i, j, v) for j, v in enumerate(row)) + ")" for i, row in enumerate(rows))
     casts = ", ".join(f"CAST(c{j} AS {f.dataType.simpleString()}) AS `{f.name}`" for j, f in enumerate(schema.fields))
     columns = ", ".join(f"c{j}" for j in range(len(names)))
-    return spark.sql(f"SELECT {casts} FROM VALUES {values} AS t({columns})", args=args)
+    return spark.sql(f"SELECT {casts} FROM VALUES {values} AS t({columns})", args=args or None)

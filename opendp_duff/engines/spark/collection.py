@@ -94,14 +94,24 @@ def release(log: CollectionLog | None = None) -> Iterator[CollectionLog]:
         log.snapshot = None      # the last log must not keep a snapshot (and its cache) alive
 
 
+def pending() -> Any:
+    """The snapshot check (:class:`.snapshot.Check`) the current release's next action must
+    make, or None (none registered, or made already)."""
+    log = current()
+    return log.snapshot if not log.verified else None
+
+
 _AQE = "spark.sql.adaptive.enabled"
 
 
 # [proof:spark_collect]
-def collect(frame: Any) -> list[Any]:
+def collect(frame: Any, folded: tuple[str, str] | None = None) -> list[Any]:
     """``frame.collect()``, counted as one action of the current release, run as ONE Spark job.
     The release's first action also checks its snapshot, in the same job
-    (:class:`.snapshot.Check`): SparkDataChanged if it changed.
+    (:class:`.snapshot.Check`): SparkDataChanged if it changed.  The check rides on the action
+    as one more row, unless the action's frame folded it (``folded`` = (key column, count
+    column): a pass built on :func:`pending`'s check with its row terms, which
+    :meth:`~.snapshot.Check.verified_by_key` reads; a frame that folded no pending check is refused).
 
     Adaptive query execution runs every shuffle stage of an action as a job of its own (three
     or four per pass of the engine); the engine's passes are aggregations of one scan whose
@@ -110,10 +120,12 @@ def collect(frame: Any) -> list[Any]:
     another thread starts meanwhile on the same session runs without it too)."""
     log = current()
     log.actions += 1
-    check = log.snapshot if not log.verified else None
+    check = pending()
+    if folded is not None and check is None:
+        raise RuntimeError("a folded snapshot check must be the release's pending one")
     if check is not None:
         log.verified = True
-        frame = check.ride(frame)
+        frame = frame if folded is not None else check.ride(frame)
     conf = frame.sparkSession.conf
     before = conf.get(_AQE, None)
     conf.set(_AQE, "false")
@@ -124,5 +136,8 @@ def collect(frame: Any) -> list[Any]:
             conf.unset(_AQE)
         else:
             conf.set(_AQE, before)
-    return rows if check is None else check.verified(rows)
+    if check is None:
+        return rows
+    verified: list[Any] = check.verified(rows) if folded is None else check.verified_by_key(rows, *folded)
+    return verified
 # [end:spark_collect]

@@ -33,7 +33,7 @@ from ..rank_window import Pairs, RankSource, RankWindow, Tail
 from . import _pyspark as ps
 from . import collection, rounds, snapshot
 from .column import SparkColumn, check_spark_column, check_spark_frame
-from .parts import KID, VAL, SparkPart, shared, split_by_keys, whole_frame
+from .parts import KID, VAL, SparkPart, checked_rows, shared, split_by_keys, whole_frame
 from .ranks import KeyRanks, SparkDataChanged, spark_rank_sources
 from ._brackets import BINS
 from .sum import exact_sums, grid_floor, limb_exponents
@@ -217,8 +217,10 @@ class _ColumnRanks:
         if self._source is None:
             lo, hi = self._bounds
             few, small = read_plan(self._column)
+            checked = functools.partial(checked_rows, self._column)
             self._source = shared(self._column, ("ranks", lo, hi, self._predict),
-                                  lambda rows, k: spark_rank_sources(rows, k, self._predict, lo, hi, few, small))
+                                  lambda rows, k: spark_rank_sources(rows, k, self._predict, lo, hi, few, small,
+                                                                     checked))
         return self._source
 
     @property

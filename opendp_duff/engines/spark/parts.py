@@ -21,7 +21,7 @@ key type), so a part of several columns holds exactly the rows the local engines
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -30,7 +30,8 @@ from . import _pyspark as ps
 from . import collection
 from .column import SparkColumn, quoted
 
-__all__ = ["Batch", "SparkPart", "whole_frame", "split_by_keys", "keyed_rows", "shared", "KID", "VAL"]
+__all__ = ["Batch", "SparkPart", "whole_frame", "split_by_keys", "keyed_rows", "checked_rows", "shared", "KID",
+           "VAL"]
 
 # [proof:VAL]
 KID, VAL = "__opendp_kid", "__opendp_value"   # column names of keyed rows
@@ -153,11 +154,12 @@ def _key_index(session: Any, T: type, keys: tuple[Any, ...]) -> Any:
     return index
 
 
-def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
+def keyed_rows(column: SparkColumn, every: bool = False, terms: Sequence[Any] = ()) -> tuple[Any, int]:
     """(rows, number of keys).  ``rows`` has the columns KID (int) and VAL (the column's
-    value): for an ungrouped column one row (0, value) per row of its frame (a cross join
-    with the one-row table (0)); for a column of
-    a part, one row (i, value) per row of the whole frame whose key is the i-th public key."""
+    value), then ``terms`` (columns of the whole frame): for an ungrouped column one row
+    (0, value) per row of its frame (a cross join with the one-row table (0)); for a column of
+    a part, one row (i, value) for every row of the whole frame whose key is the i-th public
+    key, and with ``every`` also one row (null, null) for each of its other rows."""
     F = ps.functions()
     if not isinstance(column.frame, SparkPart):
         # KID from a one-row broadcast table, not a literal: Spark folds a literal out of a
@@ -165,18 +167,31 @@ def keyed_rows(column: SparkColumn) -> tuple[Any, int]:
         t = ps.types()
         one = ps.local_frame(column.frame.sparkSession, t.StructType([t.StructField(KID, t.IntegerType(), False)]),
                              [(0,)])
-        return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL)), 1
+        return column.frame.crossJoin(F.broadcast(one)).select(F.col(KID), column.expr.alias(VAL), *terms), 1
     batch = column.frame.batch
     if len(batch.by) > 1 or batch.T[0] is float:
         # a join compares doubles as the part's filter does (-0.0 equals 0.0); several key
         # columns join on the equality of every column
         table, condition = batch.key_table()
-        joined = batch.frame.join(F.broadcast(table), condition)
-        return joined.select(F.col(KID), column.expr.alias(VAL)), len(batch.keys)
-    # integers and strings: a lookup in a literal map from key to index, exact equality, no join
-    kid = F.element_at(_key_index(batch.frame.sparkSession, batch.T[0], batch.keys), batch.key_expr())
-    return batch.frame.where(kid.isNotNull()).select(kid.alias(KID), column.expr.alias(VAL)), len(batch.keys)
+        rows, kid = batch.frame.join(F.broadcast(table), condition, "left" if every else "inner"), F.col(KID)
+    else:
+        # integers and strings: a lookup in a literal map from key to index, exact equality, no join
+        kid = F.element_at(_key_index(batch.frame.sparkSession, batch.T[0], batch.keys), batch.key_expr())
+        rows = batch.frame if every else batch.frame.where(kid.isNotNull())
+    value = F.when(kid.isNotNull(), column.expr) if every else column.expr
+    return rows.select(kid.alias(KID), value.alias(VAL), *terms), len(batch.keys)
 # [end:keyed_rows]
+
+
+# [proof:checked_rows]
+def checked_rows(column: SparkColumn, check: Any) -> Any:
+    """For a column read straight from the snapshot of ``check`` (a :class:`.snapshot.Check` that
+    folds into a pass over that frame), :func:`keyed_rows` of EVERY row of it, with the check's
+    row terms; else None (the check then rides on the pass instead)."""
+    if not check.folds(whole_frame(column.frame)):
+        return None
+    return keyed_rows(column, every=True, terms=check.row_terms())[0]
+# [end:checked_rows]
 
 
 # [proof:shared]

@@ -31,6 +31,7 @@ from exactly the single-machine law.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -97,14 +98,16 @@ class KeyRanks:
 
 # [proof:spark_rank_sources]
 def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: float,
-                       few: bool = False, small: bool = False) -> list[KeyRanks]:
+                       few: bool = False, small: bool = False,
+                       checked: Callable[[Any], Any] | None = None) -> list[KeyRanks]:
     """One rank source per key index 0..n_keys-1 of ``rows`` (columns KID, VAL: finite
     floats of [lo, hi] without -0.0): sizes, brackets, then the windows ``predict(n)``; or, for
     a column of ``few`` distinct values and a prediction Spark can evaluate, sizes and windows in
-    one pass (:func:`predicted_pass`; ``small``: few enough rows to move them all)."""
+    one pass (:func:`predicted_pass`; ``small``: few enough rows to move them all; ``checked``:
+    the rows with a snapshot check folded in, :func:`predicted_pass`)."""
     n = dict.fromkeys(range(n_keys), 0)
     if few and predictable(predict):
-        windows = predicted_pass(rows, n, predict, small)
+        windows = predicted_pass(rows, n, predict, small, checked)
         ranks = {k: r for k in range(n_keys) if (r := predict(n[k])) is not None}
         missed = {k: (*r, ()) for k, r in ranks.items() if windows.get(k) is None}
     else:
@@ -136,19 +139,36 @@ def spark_rank_sources(rows: Any, n_keys: int, predict: Predict, lo: float, hi: 
 
 
 # [proof:predicted_pass]
-def predicted_pass(rows: Any, n: dict[int, int], predict: SamplerRanks,
-                   small: bool = False) -> dict[int, RankWindow | None]:
+def predicted_pass(rows: Any, n: dict[int, int], predict: SamplerRanks, small: bool = False,
+                   checked: Callable[[Any], Any] | None = None) -> dict[int, RankWindow | None]:
     """ONE aggregation for every key: its records grouped by value, its total ``tot`` (written
     into ``n``), and the groups that reach the window Spark predicts from ``tot``
     (:func:`.predicted.predicted_ranks_sql`) with the ranks it used.  Returns the window of each key
     whose ranks are ``predict(n)``, None for a key with records whose ranks differ (the caller
     computes it by :func:`window_pass`).  ``small``: the rows are first moved to their key's
     partition (one shuffle of every row instead of two of partial counts: fewer stages, which
-    is faster while the rows are few)."""
-    source = f"(SELECT * FROM {{groups}} DISTRIBUTE BY {KID}) AS moved" if small else "{groups}"
-    by_value = f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c FROM {source} GROUP BY {KID}, {VAL}"
-    got = collection.collect(kept(rows, ["v"], "true", [KID, "s", "v", "c", "cum", "tot", "first", "last"],
-                                  lambda query: predicted_ranks_sql(query, predict), by_value))
+    is faster while the rows are few), into at most as many partitions as the session has cores.
+    ``checked(check)``: for the release's pending snapshot check, the rows of ``rows`` and one
+    (null, null) row per other row of the snapshot, with the check's row terms, or None; given
+    them, the pass reads those and folds the check into its own scan (the null key's group is
+    kept for it, and dropped by :meth:`~.snapshot.Check.verified_by_key`)."""
+    check = collection.pending()
+    every = checked(check) if check is not None and checked is not None else None
+    cores = ps.parallelism(rows.sparkSession)
+    moved = (f"SELECT * FROM {{groups}} DISTRIBUTE BY {KID}" if cores is None
+             else f"SELECT /*+ REPARTITION({min(cores, max(len(n), 1))}, {KID}) */ * FROM {{groups}}")
+    source = f"({moved}) AS moved" if small else "{groups}"
+    columns = [KID, "s", "v", "c", "cum", "tot", "first", "last"]
+    windows_sql = functools.partial(predicted_ranks_sql, predict=predict)
+    if every is None:
+        by_value = f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c FROM {source} GROUP BY {KID}, {VAL}"
+        got = collection.collect(kept(rows, ["v"], "true", columns, windows_sql, by_value))
+    else:
+        group_terms, key_totals = check.fold_sql()
+        by_value = (f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c, {', '.join(group_terms)} "
+                    f"FROM {source} GROUP BY {KID}, {VAL}")
+        got = collection.collect(kept(every, ["v"], f"{KID} IS NOT NULL", columns + list(check.FOLDED), windows_sql,
+                                      by_value, key_totals), folded=(KID, "tot"))
     by_key: dict[int, list[Any]] = {}
     for row in got:
         by_key.setdefault(row[KID], []).append(row)

@@ -14,8 +14,12 @@ the cached rows.
 
 A cache is not a guarantee (Spark recomputes a lost or evicted block from the plan, and a
 non-deterministic plan then yields other rows), so the first pass of each release carries a
-check of the snapshot in the same Spark job (:func:`ride`): n, h and the membership flags are
-computed again and the release raises :class:`~.ranks.SparkDataChanged` when they differ.  It
+check of the snapshot in the same Spark job: n, h and the membership flags are computed again and
+the release raises :class:`~.ranks.SparkDataChanged` when they differ.  The check either rides
+on the pass as one more row (:meth:`Check.ride`: a second scan of the cache in the same job), or,
+for a pass that groups every row of the snapshot by key, is folded into the pass's own scan
+(:meth:`Check.row_terms`, :meth:`Check.verified_by_key`: per-row terms summed with the pass's
+groups, one scan).  It
 is an integrity check, not a proof of equality: other rows with the same count and hash sum
 pass it (a change caught by chance fails it with probability about 2^-31 per changed row set,
 for a hash that behaves randomly on the rows).  The release was charged when it started
@@ -37,10 +41,14 @@ import attrs
 
 from . import _pyspark as ps
 
-__all__ = ["Snapshot", "Check", "aggregates", "estimates", "persist_declared", "record", "discard", "of", "CHECK"]
+__all__ = ["Snapshot", "Check", "aggregates", "estimates", "persist_declared", "record", "discard", "of", "CHECK",
+           "FOLD_ROWS"]
 
 CHECK = "__opendp_check"          # the marker column of the check row a riding pass adds
 _N, _H, _D = "__opendp_check_n", "__opendp_check_h", "__opendp_distinct"
+_B = "__opendp_check_b"                                   # a folded check's per-key flag
+ROW_H, ROW_B = "__opendp_row_h", "__opendp_row_b"         # a folded check's per-row terms
+FOLD_ROWS = 2 ** 32   # a check is folded only into a pass over a snapshot of fewer rows (no sum can overflow)
 ESTIMATE_RSD = 0.05
 _BITS = 2 ** 31
 _tokens = itertools.count()
@@ -66,8 +74,14 @@ def aggregates(columns: tuple[str, ...]) -> list[Any]:
     ``pmod(xxhash64(columns), 2^31)`` as a long (``try_sum``: exact below 2^32 rows; null, as
     for no row, when it would overflow, so that only n and membership are checked then)."""
     F = ps.functions()
+    return [F.count(F.lit(1)).alias(_N), F.try_sum(_hash_term(columns)).alias(_H)]
+
+
+def _hash_term(columns: tuple[str, ...]) -> Any:
+    """A row's term of the fingerprint: ``pmod(xxhash64(columns), 2^31)``, in [0, 2^31)."""
+    F = ps.functions()
     cols = [F.col(ps.quoted(c)) for c in columns] or [F.lit(0)]
-    return [F.count(F.lit(1)).alias(_N), F.try_sum(F.pmod(F.xxhash64(*cols), F.lit(_BITS))).alias(_H)]
+    return F.pmod(F.xxhash64(*cols), F.lit(_BITS))
 
 
 def estimates(names: tuple[str, ...]) -> list[Any]:
@@ -165,4 +179,51 @@ class Check:
                 or any(c[f"__opendp_check_b{i}"] == 1 for i in range(len(snap.checks)))):
             raise self.changed()
         return [r for r in rows if r[CHECK] is None]
+
+    def folds(self, frame: Any) -> bool:
+        """Whether a pass over every row of ``frame`` can carry this check in its own scan: ``frame``
+        is the snapshot itself, with a fingerprint (not empty), of fewer than FOLD_ROWS rows (so no
+        sum of the check overflows a long)."""
+        return frame is self.frame and self.snap.h is not None and self.snap.n < FOLD_ROWS
+
+    def row_terms(self) -> list[Any]:
+        """The per-row columns of a folded check: ROW_H, the row's fingerprint term, and ROW_B, 1 if
+        one of admission's non-member indicators holds on the row (null or 0 otherwise)."""
+        F = ps.functions()
+        bad = F.lit(False)
+        for _, indicator in self.snap.checks:
+            bad = bad | indicator
+        return [_hash_term(self.snap.columns).alias(ROW_H), bad.cast("int").alias(ROW_B)]
+
+    #: The columns a folded pass returns for the check (each key's totals, :meth:`fold_sql`).
+    FOLDED = (_H, _B)
+
+    @staticmethod
+    def fold_sql() -> tuple[list[str], list[str]]:
+        """SQL of a folded check, for a pass that groups rows carrying :meth:`row_terms` by
+        (key, ...) and then computes each key's totals over its window ``{by_key}``: the group
+        aggregates (``__opendp_hs``, ``__opendp_bs``), and the key's totals (the columns FOLDED:
+        the fingerprint's sum and the flag), which every row the pass returns for the key carries."""
+        return ([f"try_sum({ROW_H}) AS __opendp_hs", f"max({ROW_B}) AS __opendp_bs"],
+                [f"try_sum(__opendp_hs) OVER ({{by_key}}) AS {_H}", f"max(__opendp_bs) OVER ({{by_key}}) AS {_B}"])
+
+    def verified_by_key(self, rows: list[Any], key: str, count: str) -> list[Any]:
+        """The rows of a pass that folded this check, without those of the null key (the rows of no
+        public key), after checking it: each row carries its key's row count (column ``count``) and
+        the check's totals h and b (:meth:`fold_sql`) over ALL that key's rows, and every key with a
+        row in the snapshot, the null key included, has at least one row here.  The sums over the keys
+        are the snapshot's count and fingerprint; else (or if a flag is set, or a sum overflowed to
+        null) ``changed()`` is raised."""
+        totals: dict[Any, tuple[Any, Any, Any]] = {}
+        for r in rows:
+            seen = totals.setdefault(r[key], (r[count], r[_H], r[_B]))
+            if seen != (r[count], r[_H], r[_B]):
+                raise self.changed()
+        if any(n is None or h is None for n, h, _ in totals.values()):
+            raise self.changed()
+        n = sum(int(t[0]) for t in totals.values())
+        h = sum(int(t[1]) for t in totals.values())
+        if n != self.snap.n or h != self.snap.h or any(b == 1 for _, _, b in totals.values()):
+            raise self.changed()
+        return [r for r in rows if r[key] is not None]
 # [end:snapshot_ride]

@@ -162,3 +162,22 @@ def test_sql_numbers_read_back_exactly(spark):
     for bad in (float("inf"), float("nan"), True, "1"):
         with pytest.raises((TypeError, ValueError)):
             sql_number(bad)
+
+
+def test_a_local_frame_holds_its_values_exactly(spark):
+    """``local_frame`` writes numbers as literals and other values as parameters: every cell reads
+    back as given (doubles bit for bit, the long range's ends, a decimal beyond it, strings with quotes,
+    a non-finite double)."""
+    import decimal
+    import struct
+
+    from opendp_duff.engines.spark._pyspark import local_frame, types
+    t = types()
+    schema = t.StructType([t.StructField("s", t.StringType(), False), t.StructField("d", t.DoubleType(), False),
+                           t.StructField("n", t.LongType(), False), t.StructField("big", t.DecimalType(38, 0), False)])
+    rows = [("it's", -0.0, -2 ** 63, decimal.Decimal(2 ** 64)),
+            ('a "b" \\ c', 5e-324, 2 ** 63 - 1, decimal.Decimal(-1)),
+            ("", 0.1, 0, decimal.Decimal(10 ** 37)), ("x", float("inf"), 7, decimal.Decimal(0))]
+    got = local_frame(spark, schema, rows).collect()
+    assert [(r["s"], struct.pack("<d", r["d"]), r["n"], r["big"]) for r in got] == \
+        [(s, struct.pack("<d", d), n, big) for s, d, n, big in rows]

@@ -6,6 +6,9 @@
   carries the snapshot's check in the same job.  On a column of few distinct values (by the
   snapshot's estimate) a grouped median runs 1 job: sizes and windows with the check; on a
   column of many values whose keys need no bracket, 2 jobs: sizes with the check, then windows.
+* That check is folded into the one-pass median's own scan (one job of two stages: the scan and
+  the windows), whether the key is looked up in a literal map (integers), joined (doubles) or of
+  two columns, and counts the rows of no public key too.
 * A non-deterministic source (a column of fresh random bytes per evaluation) gives every pass
   the same rows once snapshotted; when its cache is lost and Spark recomputes other rows, the
   next release raises SparkDataChanged, and stays charged (the compositor never refunds).
@@ -91,6 +94,31 @@ def test_a_grouped_release_carries_the_check_in_its_first_job(spark, data, expec
         assert jobs == expected and log.actions == expected and log.verified and log.tails == 0
 
 
+KEYED = dp.dataframe_domain({"x": dp.atom_domain(T=float, bounds=(0.0, 100.0)), "g": dp.atom_domain(T=int),
+                              "gf": dp.atom_domain(T=float), "h": dp.atom_domain(T=int)}, engine="spark")
+
+
+@pytest.mark.parametrize("by, keys", [("g", KEYS[:5]), ("gf", [float(k) for k in KEYS[:5]]),
+                                      (("g", "h"), [(k, k % 3) for k in KEYS[:5]])],
+                         ids=["literal-map", "join", "two-columns"])
+def test_the_check_is_folded_into_the_one_pass_scan(spark, tied, by, keys):
+    """Keys 0..4 of 0..7: the rows of keys 5..7 belong to no part, and the folded check counts them
+    (a check that missed them would see fewer rows than admitted and raise)."""
+    from pyspark.sql import functions as F
+    data = tied.select("x", "g", F.col("g").cast("double").alias("gf"), (F.col("g") % 3).alias("h"))
+    ctx = _context(data, 1, KEYED)
+    released, jobs = _jobs(spark, f"snapshot-fold-{by}", lambda: ctx.query().group_by(by, keys=keys).column("x")
+                           .clamp((0.0, 100.0)).median().release().collect())
+    log = collection.last_collection()
+    assert len(released) == len(keys) and all(0.0 <= row[-1] <= 100.0 for row in released)
+    assert log.actions == 1 and log.verified
+    tracker = spark.sparkContext.statusTracker()
+    stages = sorted(len(tracker.getJobInfo(job).stageIds) for job in tracker.getJobIdsForGroup(f"snapshot-fold-{by}"))
+    # one job of one scan of the snapshot and one reduce (no second scan for the check); a joined
+    # key table is broadcast by a one-stage job of its own (Spark collects a local table to broadcast it)
+    assert stages == ([2] if by == "g" else [1, 2])
+
+
 def test_a_refused_frame_leaves_no_cache(spark):
     gc.collect()
     frame = spark.createDataFrame([(1.0, 0), (float("nan"), 1)], "x double, g long")
@@ -124,6 +152,21 @@ def test_a_non_deterministic_source_is_fixed_by_the_snapshot_and_caught_when_rec
         assert ctx.spent == spent                   # charged: the function had started
     with pytest.raises(dp.BudgetExceeded):
         ctx.query()
+
+
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+def test_a_folded_check_catches_a_recomputed_grouped_source(spark, changing):
+    """Keys 0..2 of 0..3, so the check's fold also counts rows of no public key."""
+    from pyspark.sql import functions as F
+    data = changing.withColumn("g", F.monotonically_increasing_id() % 4)
+    ctx = _context(data, 2)
+    query = lambda: ctx.query().group_by("g", keys=[0, 1, 2]).column("x").clamp((0.0, 100.0)).median().release()  # noqa: E731
+    assert len(query().collect()) == 3
+    assert collection.last_collection().actions == 1
+    ctx._queryable._data.unpersist(blocking=True)
+    with pytest.raises(SparkDataChanged):
+        query()
+    assert ctx.spent == 2.0
 
 
 def test_a_direct_measurement_call_snapshots_for_the_call_only(spark, tied):
