@@ -166,8 +166,7 @@ class SparkColumn:
     def expr(self) -> Any:
         """The Spark expression of the steps (built once per session and steps: a function of the
         public steps alone, :func:`._pyspark.session_memo`)."""
-        from .parts import whole_frame   # parts imports this module
-        return ps.session_memo(whole_frame(self.frame).sparkSession, ("column", self.steps), self._build)
+        return ps.session_memo(self.frame.sparkSession, ("column", self.steps), self._build)
 
     def _build(self) -> Any:
         F = ps.functions()

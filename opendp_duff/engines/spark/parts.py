@@ -107,6 +107,11 @@ class SparkPart:
             self._frame = self.batch.frame.where(self.batch.matches(self.batch.keys[self.index]))
         return self._frame
 
+    @property
+    def sparkSession(self) -> Any:  # noqa: N802 - the DataFrame attribute's name
+        """The whole frame's session (the part's DataFrame is not built for it)."""
+        return self.batch.frame.sparkSession
+
     def __getitem__(self, item: Any) -> Any:
         return self.dataframe()[item]
 

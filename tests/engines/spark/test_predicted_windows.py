@@ -194,4 +194,5 @@ def test_expressions_of_public_steps_are_built_once_per_session(spark):
     assert column.then("clamp", 0.0, 2.0).expr is not column.expr
     part = split_by_keys(frame, "g", int, (0, 1))[1]
     assert part.batch.key_expr() is split_by_keys(frame, "g", int, (5,))[0].batch.key_expr()
+    assert SparkColumn(part, float, column.steps).expr is column.expr and part._frame is None   # no part frame built
     assert sorted(r[0] for r in frame.select(column.expr.alias("c")).collect()) == [0.0, 1.0, 1.0]   # clamped
