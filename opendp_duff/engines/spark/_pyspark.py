@@ -8,11 +8,14 @@ from __future__ import annotations
 import math
 import sys
 import warnings
+import weakref
+from collections.abc import Callable, Hashable
 from types import ModuleType
 from typing import Any
 
 __all__ = ["functions", "window", "types", "is_spark_frame", "spark_type_kind", "key_type", "local_frame",
-           "inheritable_thread", "quoted", "sql_number", "parallelism"]
+           "inheritable_thread", "quoted", "sql_number", "sql_string", "parallelism",
+           "session_memo"]
 
 
 def _import(name: str) -> ModuleType:
@@ -39,6 +42,26 @@ def _quiet_pandas_notice() -> None:
             __import__("pyspark.testing.utils")
         except Exception:  # noqa: BLE001 - pyspark 3.x or a trimmed install: nothing to quiet
             pass
+
+
+_MEMO: weakref.WeakKeyDictionary[Any, dict[Hashable, Any]] = weakref.WeakKeyDictionary()
+MEMO_SIZE = 256
+
+
+# [proof:session_memo]
+def session_memo(session: Any, key: Hashable, build: Callable[[], Any]) -> Any:
+    """``build()`` once per session and ``key``: for Spark expressions of public values only
+    (a column's steps, a key column, the public keys), which a release would otherwise build
+    again, each function and operator a round trip to the JVM.  A Column is an unresolved
+    expression: the same one serves every DataFrame of its session.  At most MEMO_SIZE entries
+    per session (then it starts afresh)."""
+    made = _MEMO.setdefault(session, {})
+    if key not in made:
+        if len(made) >= MEMO_SIZE:
+            made.clear()
+        made[key] = build()
+    return made[key]
+# [end:session_memo]
 
 
 def quoted(name: str) -> str:
@@ -130,6 +153,17 @@ def sql_number(x: int | float) -> str:
 # [end:sql_number]
 
 
+def sql_string(x: str) -> str | None:
+    """A Spark SQL expression of the string ``x``, exactly: its UTF-8 bytes as a binary literal
+    (hexadecimal digits only) cast to a string, which reads the bytes as UTF-8; None for a string
+    with no UTF-8 form (a lone surrogate)."""
+    try:
+        data = x.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return f"CAST(X'{data.hex()}' AS STRING)"
+
+
 LOCAL_CELLS = 20_000   # values of a table built as a local relation; a larger one goes through an RDD
 
 
@@ -138,8 +172,10 @@ def local_frame(spark: Any, schema: Any, rows: list[tuple[Any, ...]]) -> Any:
     on the driver as a local relation, by SQL ``VALUES``: a broadcast of it runs no Spark job,
     where ``createDataFrame`` of a list makes an RDD that a broadcast collects by a job of its
     own, one per pass.  Integers of the long range and finite doubles are written as exact
-    literals (:func:`sql_number`), which Spark analyses faster than parameters; every other
-    value (strings, decimals) is a parameter marker, so no text of a value enters the SQL.
+    literals (:func:`sql_number`), strings as their UTF-8 bytes in a hexadecimal binary literal
+    cast to a string (:func:`sql_string`): each parameter would cost round trips to the JVM and
+    its analysis.  Any other value (decimals, non-finite doubles, a string that is not valid
+    Unicode) is a parameter marker.  So no text of a value enters the SQL, only digits.
     Tables above LOCAL_CELLS values (many keys) still go through ``createDataFrame``."""
     names = [f.name for f in schema.fields]
     if not rows or len(rows) * len(names) > LOCAL_CELLS:
@@ -151,6 +187,8 @@ def local_frame(spark: Any, schema: Any, rows: list[tuple[Any, ...]]) -> Any:
             return sql_number(v)
         if isinstance(v, float) and math.isfinite(v):
             return sql_number(v)
+        if isinstance(v, str) and (text := sql_string(v)) is not None:
+            return text
         args[f"p{i}_{j}"] = v
         return f":p{i}_{j}"
     values = ", ".join("(" + ", ".join(cell(i, j, v) for j, v in enumerate(row)) + ")" for i, row in enumerate(rows))

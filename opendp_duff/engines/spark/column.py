@@ -164,7 +164,11 @@ class SparkColumn:
 
     @property
     def expr(self) -> Any:
-        """The Spark expression of the steps."""
+        """The Spark expression of the steps (built once per session and steps: a function of the
+        public steps alone, :func:`._pyspark.session_memo`)."""
+        return ps.session_memo(self.frame.sparkSession, ("column", self.steps), self._build)
+
+    def _build(self) -> Any:
         F = ps.functions()
         col = F.lit(0)
         for step in self.steps:

@@ -20,7 +20,6 @@ key type), so a part of several columns holds exactly the rows the local engines
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -60,8 +59,10 @@ class Batch:
 
     # [proof:Batch.key_expr]
     def key_expr(self, j: int = 0) -> Any:
-        """The key column ``by[j]`` as Spark compares it with the public keys."""
-        return ps.functions().col(quoted(self.by[j])).cast(ps.key_type(self.T[j]))
+        """The key column ``by[j]`` as Spark compares it with the public keys (built once per
+        session, :func:`._pyspark.session_memo`)."""
+        return ps.session_memo(self.frame.sparkSession, ("key column", self.by[j], self.T[j]),
+                               lambda: ps.functions().col(quoted(self.by[j])).cast(ps.key_type(self.T[j])))
 
     def matches(self, key: Any) -> Any:
         """The condition that a row's key equals the public ``key``: every key column equals its
@@ -106,6 +107,11 @@ class SparkPart:
             self._frame = self.batch.frame.where(self.batch.matches(self.batch.keys[self.index]))
         return self._frame
 
+    @property
+    def sparkSession(self) -> Any:  # noqa: N802 - the DataFrame attribute's name
+        """The whole frame's session (the part's DataFrame is not built for it)."""
+        return self.batch.frame.sparkSession
+
     def __getitem__(self, item: Any) -> Any:
         return self.dataframe()[item]
 
@@ -136,22 +142,14 @@ def split_by_keys(frame: Any, by: str | tuple[str, ...], T: type | tuple[type, .
 
 
 # [proof:keyed_rows]
-_INDEXES: weakref.WeakKeyDictionary[Any, dict[tuple[type, tuple[Any, ...]], Any]] = weakref.WeakKeyDictionary()
-
-
 def _key_index(session: Any, T: type, keys: tuple[Any, ...]) -> Any:
     """The literal map from each public key (of element type T, cast to its key type) to its
     index: built once per session and key list (an expression of public values only), as a
     release's query builds it again and again."""
-    made = _INDEXES.setdefault(session, {})
-    index = made.get((T, keys))
-    if index is None:
-        if len(made) >= 32:
-            made.clear()
+    def build() -> Any:
         F, kt = ps.functions(), ps.key_type(T)
-        pairs = [x for i, key in enumerate(keys) for x in (F.lit(key).cast(kt), F.lit(i))]
-        index = made[(T, keys)] = F.create_map(*pairs)
-    return index
+        return F.create_map(*[x for i, key in enumerate(keys) for x in (F.lit(key).cast(kt), F.lit(i))])
+    return ps.session_memo(session, ("key index", T, keys), build)
 
 
 def keyed_rows(column: SparkColumn, every: bool = False, terms: Sequence[Any] = ()) -> tuple[Any, int]:

@@ -54,6 +54,7 @@ _BITS = 2 ** 31
 _tokens = itertools.count()
 _SNAPSHOTS: weakref.WeakKeyDictionary[Any, Snapshot] = weakref.WeakKeyDictionary()
 _CHECKS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()   # snapshot -> its check's DataFrame
+_TERMS: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()   # snapshot -> its folded check's terms
 
 
 # [proof:spark_snapshot]
@@ -189,11 +190,13 @@ class Check:
     def row_terms(self) -> list[Any]:
         """The per-row columns of a folded check: ROW_H, the row's fingerprint term, and ROW_B, 1 if
         one of admission's non-member indicators holds on the row (null or 0 otherwise)."""
-        F = ps.functions()
-        bad = F.lit(False)
-        for _, indicator in self.snap.checks:
-            bad = bad | indicator
-        return [_hash_term(self.snap.columns).alias(ROW_H), bad.cast("int").alias(ROW_B)]
+        terms: list[Any] | None = _TERMS.get(self.frame)
+        if terms is None:
+            bad = ps.functions().lit(False)
+            for _, indicator in self.snap.checks:
+                bad = bad | indicator
+            terms = _TERMS[self.frame] = [_hash_term(self.snap.columns).alias(ROW_H), bad.cast("int").alias(ROW_B)]
+        return terms
 
     #: The columns a folded pass returns for the check (each key's totals, :meth:`fold_sql`).
     FOLDED = (_H, _B)

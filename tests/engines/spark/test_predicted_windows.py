@@ -165,9 +165,9 @@ def test_sql_numbers_read_back_exactly(spark):
 
 
 def test_a_local_frame_holds_its_values_exactly(spark):
-    """``local_frame`` writes numbers as literals and other values as parameters: every cell reads
-    back as given (doubles bit for bit, the long range's ends, a decimal beyond it, strings with quotes,
-    a non-finite double)."""
+    """``local_frame`` writes numbers and strings as literals and other values as parameters: every
+    cell reads back as given (doubles bit for bit, the long range's ends, a decimal beyond it, strings
+    with quotes, accents, an emoji and a newline, a non-finite double)."""
     import decimal
     import struct
 
@@ -177,7 +177,22 @@ def test_a_local_frame_holds_its_values_exactly(spark):
                            t.StructField("n", t.LongType(), False), t.StructField("big", t.DecimalType(38, 0), False)])
     rows = [("it's", -0.0, -2 ** 63, decimal.Decimal(2 ** 64)),
             ('a "b" \\ c', 5e-324, 2 ** 63 - 1, decimal.Decimal(-1)),
-            ("", 0.1, 0, decimal.Decimal(10 ** 37)), ("x", float("inf"), 7, decimal.Decimal(0))]
+            ("", 0.1, 0, decimal.Decimal(10 ** 37)), ("x\u00e9\U0001f600\n", float("inf"), 7, decimal.Decimal(0))]
     got = local_frame(spark, schema, rows).collect()
     assert [(r["s"], struct.pack("<d", r["d"]), r["n"], r["big"]) for r in got] == \
         [(s, struct.pack("<d", d), n, big) for s, d, n, big in rows]
+
+
+def test_expressions_of_public_steps_are_built_once_per_session(spark):
+    """A column's expression and a key column are functions of public steps: built once per
+    session, the same object after, and another for other steps."""
+    from opendp_duff.engines.spark.column import SparkColumn
+    from opendp_duff.engines.spark.parts import split_by_keys
+    frame = spark.range(3).selectExpr("CAST(id AS DOUBLE) AS x", "id AS g")
+    column = SparkColumn(frame, float, (("column", "x", float), ("clamp", 0.0, 1.0)))
+    assert column.expr is SparkColumn(frame.where("g > 0"), float, column.steps).expr
+    assert column.then("clamp", 0.0, 2.0).expr is not column.expr
+    part = split_by_keys(frame, "g", int, (0, 1))[1]
+    assert part.batch.key_expr() is split_by_keys(frame, "g", int, (5,))[0].batch.key_expr()
+    assert SparkColumn(part, float, column.steps).expr is column.expr and part._frame is None   # no part frame built
+    assert sorted(r[0] for r in frame.select(column.expr.alias("c")).collect()) == [0.0, 1.0, 1.0]   # clamped
