@@ -2,10 +2,13 @@
 
 NULL is Spark's null: a float column's NaN is read as null and a NaN result is made null
 (``nanvl``), so Spark's own NaN ordering (NaN = NaN, NaN above every number) never applies.
-No operation here can raise under ANSI mode: integer ``+ - *`` and negation are ``try_add``,
-``try_subtract`` and ``try_multiply`` (null on overflow, in both modes), division is
-``try_divide`` (null for a zero divisor), and a float is cast to long only after clamping into
-the long range.  Doubles are IEEE binary64 in Spark (the JVM's arithmetic, ``-0.0 = 0.0`` in
+No operation here can raise under ANSI mode: integer ``+ - *`` and negation are computed
+exactly in ``decimal(20,0)`` and brought back by ``try_cast`` to long (null out of the long range,
+in both modes), division is ``try_divide`` (null for a zero divisor), and a float is cast to long
+only after clamping into the long range.  Not ``try_add`` and ``try_multiply``: Spark's optimiser
+reassociates nested integer additions and multiplications (``i + (j + c)`` becomes ``(i + j) + c``),
+which moves where a long overflows, so a sum whose every step fits could be null; it leaves
+decimal arithmetic alone.  Doubles are IEEE binary64 in Spark (the JVM's arithmetic, ``-0.0 = 0.0`` in
 comparisons); strings compare as UTF-8 bytes, which is code-point order (the default
 collation; on Spark 4 the columns and literals are put in the binary collation explicitly).
 pyspark is imported only when an expression is compiled.
@@ -79,8 +82,8 @@ class SparkPrimitives:
     # [end:SparkPrimitives.float_to_int]
 
     def int_arith(self, op: str, a: Any, b: Any) -> Any:
-        F = self.F
-        return (F.try_add if op == "+" else F.try_subtract if op == "-" else F.try_multiply)(a, b)
+        x, y = a.cast("decimal(20,0)"), b.cast("decimal(20,0)")   # any long; a product fits 38 digits
+        return (x + y if op == "+" else x - y if op == "-" else x * y).try_cast("long")
 
     def float_arith(self, op: str, a: Any, b: Any) -> Any:
         if op == "/":
@@ -90,7 +93,7 @@ class SparkPrimitives:
         return self.F.nanvl(result, self.null_double)
 
     def negate(self, a: Any, T: type) -> Any:
-        return self.F.try_subtract(self.zero, a) if T is int else -a
+        return self.int_arith("-", self.zero, a) if T is int else -a
 
     def abs(self, a: Any, T: type) -> Any:
         if T is not int:
@@ -98,7 +101,7 @@ class SparkPrimitives:
         # abs raises on -2^63 under ANSI; a lambda over a one-element array names a once, where
         # a CASE on a would repeat it (and nested ABS would grow exponentially)
         F = self.F
-        return F.transform(F.array(a), lambda v: F.when(v < 0, F.try_subtract(self.zero, v)).otherwise(v))[0]
+        return F.transform(F.array(a), lambda v: F.when(v < 0, self.int_arith("-", self.zero, v)).otherwise(v))[0]
 
 
 # [proof:compile_spark]

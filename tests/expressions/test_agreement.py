@@ -254,6 +254,25 @@ def test_spark_agrees_on_the_fixed_frame(spark):
     check_spark(spark, [parse(text) for text in FIXED_TEXTS], FIXED_FRAME)
 
 
+NESTED_FRAME = {**{name: [v[0]] * 3 for name, v in FIXED_FRAME.items()}, "i": [3, 2 ** 62, None],
+                ODD: [2 ** 63 - 1, 3, 2 ** 63 - 1]}
+NESTED = [Arith("+", Column("i"), Arith("+", Column(ODD), Literal(-(2 ** 63 - 1)))),   # 3 + 0: every step fits
+          Arith("*", Column("i"), Arith("*", Column(ODD), Literal(2))),
+          Arith("-", Column("i"), Arith("-", Column(ODD), Literal(2 ** 63 - 1)))]
+
+
+def test_local_engines_agree_on_nested_integer_arithmetic():
+    check_local_engines(NESTED, NESTED_FRAME, False, False)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_keeps_the_order_of_nested_integer_arithmetic(spark):
+    """Spark's optimiser reassociates nested long additions (i + (j + c) as (i + j) + c), which would
+    overflow at i + j where every step of the expression fits: the compiled sum must not."""
+    check_spark(spark, NESTED, NESTED_FRAME)
+
+
 @pytest.mark.spark
 @pytest.mark.slow
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
