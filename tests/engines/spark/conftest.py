@@ -28,11 +28,16 @@ def spark():
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     from pyspark.sql import SparkSession
     master = os.environ.get("OPENDP_DUFF_SPARK_MASTER", "local[2]")   # e.g. spark://127.0.0.1:7077
-    session = (SparkSession.builder.master(master).appName("opendp_duff tests")
+    builder = (SparkSession.builder.master(master).appName("opendp_duff tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4")
-               .getOrCreate())
+               .config("spark.sql.shuffle.partitions", "4"))
+    if master.startswith("spark://") and os.environ.get("PYTEST_XDIST_WORKER"):
+        # Each pytest-xdist worker is a Spark application of its own.  On a standalone cluster an
+        # application takes every free core by default, so the second would wait for the first to
+        # end: one core and a small executor each let the applications run side by side.
+        builder = builder.config("spark.cores.max", "1").config("spark.executor.memory", "512m")
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
