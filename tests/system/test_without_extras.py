@@ -4,8 +4,8 @@ system site packages) with only the runtime dependencies (numpy, scipy, attrs), 
 test without an error.  A test that needs pandas, Polars, matplotlib, Sphinx, pyspark or a tool
 then skips with its reason instead of failing (tests/conftest.py, ``helpers.missing``).
 
-Slow: it installs packages with pip (from pip's cache when it can).  Skipped when pip cannot
-reach a package index.
+Slow: it installs packages with pip (from pip's cache when it can, without byte-compiling them).
+Skipped when pip cannot reach a package index.
 """
 import os
 import pathlib
@@ -22,7 +22,10 @@ OFFLINE = ("NewConnectionError", "Temporary failure in name resolution", "Networ
 
 
 def _pip(python, *args):
-    res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *args],
+    # --no-compile: byte-compiling every installed module (scipy's thousands) costs more CPU than
+    # the one collection below saves by finding it compiled
+    res = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-compile",
+                          *args],
                          capture_output=True, text=True, timeout=900)
     if res.returncode != 0 and any(marker in res.stdout + res.stderr for marker in OFFLINE):
         pytest.skip("pip could not install from a package index: " + (res.stdout + res.stderr)[-300:])

@@ -1,7 +1,9 @@
 """The Spark tests' shared fixture: one SparkSession (four shuffle partitions, no UI) for the
 whole run, stopped at the end: ``local[2]``, or the master ``OPENDP_DUFF_SPARK_MASTER`` names
 (``.ci/run`` starts a standalone cluster and sets it to ``spark://127.0.0.1:7077``; the engine
-runs no Python on the executors, so they need no copy of the package).  The tests skip only when pyspark
+runs no Python on the executors, so they need no copy of the package).  Its JVMs compile with the
+quick JIT tier only (``JIT``).  Under pytest-xdist on such a cluster each worker is a Spark
+application with one core, so that two run side by side.  The tests skip only when pyspark
 or a Java runtime is missing (neither ``java`` on PATH nor ``JAVA_HOME``), and fail instead
 when ``OPENDP_DUFF_REQUIRE_SPARK`` is set (not "0"), as CI sets it."""
 import os
@@ -9,6 +11,8 @@ import shutil
 import warnings
 
 import pytest
+
+JIT = "-XX:TieredStopAtLevel=1"
 
 
 def _missing(reason):
@@ -28,11 +32,21 @@ def spark():
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
     from pyspark.sql import SparkSession
     master = os.environ.get("OPENDP_DUFF_SPARK_MASTER", "local[2]")   # e.g. spark://127.0.0.1:7077
-    session = (SparkSession.builder.master(master).appName("opendp_duff tests")
+    builder = (SparkSession.builder.master(master).appName("opendp_duff tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4")
-               .getOrCreate())
+               # the tests run many small, different queries: the JVMs' warm-up, not their peak
+               # speed, is what they pay for, and C2's optimising compiles cost more CPU than
+               # they save (the quick JIT tier only; driver and cluster executors alike)
+               .config("spark.driver.extraJavaOptions", JIT)
+               .config("spark.executor.extraJavaOptions", JIT))
+    if master.startswith("spark://") and os.environ.get("PYTEST_XDIST_WORKER"):
+        # Each pytest-xdist worker is a Spark application of its own.  On a standalone cluster an
+        # application takes every free core by default, so the second would wait for the first to
+        # end: one core and a small executor each let the applications run side by side.
+        builder = builder.config("spark.cores.max", "1").config("spark.executor.memory", "512m")
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
