@@ -154,21 +154,19 @@ def predicted_pass(rows: Any, n: dict[int, int], predict: SamplerRanks, small: b
     kept for it, and dropped by :meth:`~.snapshot.Check.verified_by_key`)."""
     check = collection.pending()
     every = checked(check) if check is not None and checked is not None else None
-    cores = ps.parallelism(rows.sparkSession)
-    moved = (f"SELECT * FROM {{groups}} DISTRIBUTE BY {KID}" if cores is None
-             else f"SELECT /*+ REPARTITION({min(cores, max(len(n), 1))}, {KID}) */ * FROM {{groups}}")
-    source = f"({moved}) AS moved" if small else "{groups}"
-    columns = [KID, "s", "v", "c", "cum", "tot", "first", "last"]
-    windows_sql = functools.partial(predicted_ranks_sql, predict=predict)
-    if every is None:
-        by_value = f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c FROM {source} GROUP BY {KID}, {VAL}"
-        got = collection.collect(kept(rows, ["v"], "true", columns, windows_sql, by_value))
-    else:
-        group_terms, key_totals = check.fold_sql()
-        by_value = (f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c, {', '.join(group_terms)} "
-                    f"FROM {source} GROUP BY {KID}, {VAL}")
-        got = collection.collect(kept(every, ["v"], f"{KID} IS NOT NULL", columns + list(check.FOLDED), windows_sql,
-                                      by_value, key_totals), folded=(KID, "tot"))
+    group_terms, key_totals = check.fold_sql() if every is not None else ([], [])
+    source = "{groups}"
+    if small:
+        cores = ps.parallelism(rows.sparkSession)
+        source = ("(SELECT * FROM {groups} DISTRIBUTE BY " + KID + ") AS moved" if cores is None
+                  else f"(SELECT /*+ REPARTITION({min(cores, max(len(n), 1))}, {KID}) */ * FROM {{groups}}) AS moved")
+    by_value = (f"SELECT {KID}, 0 AS s, {VAL} AS v, count(1) AS c{''.join(', ' + t for t in group_terms)} "
+                f"FROM {source} GROUP BY {KID}, {VAL}")
+    columns = [KID, "s", "v", "c", "cum", "tot", "first", "last"] + (list(check.FOLDED) if every is not None else [])
+    # every key of ``rows`` is ranked; the null key of ``every`` (the check's rows alone) is not
+    frame = kept(rows if every is None else every, ["v"], f"{KID} IS NOT NULL", columns,
+                 functools.partial(predicted_ranks_sql, predict=predict), by_value, key_totals)
+    got = collection.collect(frame, folded=None if every is None else (KID, "tot"))
     by_key: dict[int, list[Any]] = {}
     for row in got:
         by_key.setdefault(row[KID], []).append(row)
